@@ -1,0 +1,262 @@
+"""The document model: an untouchable original plus edits that say what was cut and why.
+
+Removal stages never rewrite strings. They look at the current *view* (the kept text, with a
+map back to the original) and hand back changes in view coordinates; `Document.apply` turns those
+into `Edit`s on the original. Everything a reader sees is derived from `original` + `edits`, so
+any sentence can say exactly where it came from and every cut can be audited.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from dataclasses import dataclass, field
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A span of the original that is removed (replacement "") or repaired (replacement text)."""
+
+    start: int
+    end: int
+    stage: str
+    reason: str
+    text: str
+    replacement: str = ""
+
+    @property
+    def is_removal(self) -> bool:
+        return self.replacement == ""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a stage asks for, in coordinates of the view it looked at."""
+
+    start: int
+    end: int
+    reason: str
+    replacement: str = ""
+
+
+@dataclass(frozen=True)
+class _Segment:
+    view_start: int
+    orig_start: int
+    orig_end: int
+    length: int
+    identity: bool  # kept original text (True) or a repair's replacement text (False)
+
+
+class View:
+    """The kept text of a document and the map from each kept character back to the original."""
+
+    def __init__(self, original: str, edits: tuple[Edit, ...]):
+        pieces: list[str] = []
+        segments: list[_Segment] = []
+        pos = 0
+        view_pos = 0
+        for edit in edits:
+            if edit.start > pos:
+                segments.append(_Segment(view_pos, pos, edit.start, edit.start - pos, True))
+                pieces.append(original[pos : edit.start])
+                view_pos += edit.start - pos
+            if edit.replacement:
+                n = len(edit.replacement)
+                segments.append(_Segment(view_pos, edit.start, edit.end, n, False))
+                pieces.append(edit.replacement)
+                view_pos += n
+            pos = edit.end
+        if pos < len(original):
+            segments.append(_Segment(view_pos, pos, len(original), len(original) - pos, True))
+            pieces.append(original[pos:])
+        self.text = "".join(pieces)
+        self._segments = segments
+        self._view_starts = [s.view_start for s in segments]
+        self._orig_starts = [s.orig_start for s in segments]
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def _segment_at(self, view_index: int) -> _Segment:
+        return self._segments[bisect.bisect_right(self._view_starts, view_index) - 1]
+
+    def origin(self, view_index: int) -> tuple[int, int]:
+        """The original span [start, end) that the view character at `view_index` stands for."""
+        seg = self._segment_at(view_index)
+        if seg.identity:
+            o = seg.orig_start + view_index - seg.view_start
+            return o, o + 1
+        return seg.orig_start, seg.orig_end
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        """Map a view span [start, end) to the original span it covers."""
+        if start >= end:
+            point = self.view_index_to_point(start)
+            return point, point
+        return self.origin(start)[0], self.origin(end - 1)[1]
+
+    def view_index_to_point(self, view_index: int) -> int:
+        """An original offset for an empty view span (insertion point)."""
+        if view_index < len(self.text):
+            return self.origin(view_index)[0]
+        return self._segments[-1].orig_end if self._segments else 0
+
+    def from_original(self, orig_offset: int) -> int:
+        """Number of view characters whose origin starts before `orig_offset`."""
+        k = bisect.bisect_left(self._orig_starts, orig_offset) - 1
+        if k < 0:
+            return 0
+        seg = self._segments[k]
+        if seg.identity and orig_offset < seg.orig_end:
+            return seg.view_start + orig_offset - seg.orig_start
+        return seg.view_start + seg.length
+
+
+@dataclass(frozen=True)
+class Source:
+    path: str
+    sha256: str
+    encoding: str
+    chars: int
+    format: str = "text"
+
+
+@dataclass(frozen=True)
+class Sentence:
+    id: str
+    start: int
+    end: int
+    zh: str
+    tokens: tuple[str, ...] = ()
+    en: str | None = None
+    flag: str | None = None
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    id: str
+    start: int
+    end: int
+    zh: str
+    sentences: tuple[Sentence, ...] = ()
+    en: str | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    original: str
+    source: Source
+    edits: tuple[Edit, ...] = ()
+    paragraphs: tuple[Paragraph, ...] = ()
+    notes: tuple[str, ...] = ()
+    extras: dict = field(default_factory=dict, compare=False)
+
+    @cached_property
+    def view(self) -> View:
+        return View(self.original, self.edits)
+
+    def kept_text(self, start: int = 0, end: int | None = None) -> str:
+        """The kept text of original[start:end]."""
+        end = len(self.original) if end is None else end
+        view = self.view
+        return view.text[view.from_original(start) : view.from_original(end)]
+
+    def replace(self, **changes) -> Document:
+        return dataclasses.replace(self, **changes)
+
+    def with_note(self, note: str) -> Document:
+        return self.replace(notes=(*self.notes, note))
+
+    def apply(self, stage: str, changes: list[Change]) -> Document:
+        """Record `changes` (in coordinates of `self.view`) as edits of the original."""
+        changes = [c for c in changes if c.end > c.start]
+        if not changes:
+            return self
+        return self.replace(edits=merge_edits(self.original, self.edits, self.view, stage, changes))
+
+    def removals_by_stage(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for edit in self.edits:
+            counts[edit.stage] = counts.get(edit.stage, 0) + 1
+        return counts
+
+
+def merge_edits(
+    original: str,
+    edits: tuple[Edit, ...],
+    view: View,
+    stage: str,
+    changes: list[Change],
+) -> tuple[Edit, ...]:
+    """Fold view-coordinate changes into the edit list of the original.
+
+    The result is sorted and non-overlapping. A new change that covers earlier edits absorbs them
+    (its recorded text is the original span, earlier cuts included); a change that cuts into a
+    repair keeps the rest of the repaired text as its replacement. Adjacent removals of the same
+    stage merge into one.
+    """
+    groups = _group_overlapping(view, edits, sorted(changes, key=lambda c: (c.start, c.end)))
+    edit_starts = [e.start for e in edits]
+    absorbed: set[int] = set()
+    new_edits: list[Edit] = []
+    for v_start, v_end, replacement, reason in groups:
+        s, e = view.to_original(v_start, v_end)
+        # Existing edits that overlap [s, e) are absorbed into the new one.
+        i = max(bisect.bisect_right(edit_starts, s) - 1, 0)
+        lo, hi = s, e
+        while i < len(edits) and edits[i].start < e:
+            old = edits[i]
+            if old.end > s or (old.start == old.end == s):
+                absorbed.add(i)
+                lo, hi = min(lo, old.start), max(hi, old.end)
+            i += 1
+        # Keep whatever view text the widened span held outside the change (part of a repair).
+        va, vb = view.from_original(lo), view.from_original(hi)
+        kept = view.text[va:v_start] + replacement + view.text[v_end:vb]
+        new_edits.append(Edit(lo, hi, stage, reason, original[lo:hi], kept))
+    merged = sorted(
+        [e for i, e in enumerate(edits) if i not in absorbed] + new_edits, key=lambda e: e.start
+    )
+    return tuple(_join_adjacent(original, merged))
+
+
+def _group_overlapping(
+    view: View, edits: tuple[Edit, ...], changes: list[Change]
+) -> list[tuple[int, int, str, str]]:
+    """Unite changes that overlap in the view or in the original (through a shared repair)."""
+    groups: list[list] = []
+    last_orig_end = -1
+    for c in changes:
+        s, e = view.to_original(c.start, c.end)
+        if groups and (c.start < groups[-1][1] or s < last_orig_end):
+            g = groups[-1]
+            if c.end > g[1]:
+                gap = view.text[g[1] : c.start] if c.start > g[1] else ""
+                g[2] += gap + c.replacement
+                g[1] = c.end
+            last_orig_end = max(last_orig_end, e)
+            continue
+        groups.append([c.start, c.end, c.replacement, c.reason])
+        last_orig_end = e
+    return [tuple(g) for g in groups]
+
+
+def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:
+    out: list[Edit] = []
+    for edit in edits:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.end == edit.start
+            and prev.stage == edit.stage
+            and prev.is_removal
+            and edit.is_removal
+        ):
+            reasons = prev.reason.split("; ")
+            reason = prev.reason if edit.reason in reasons else f"{prev.reason}; {edit.reason}"
+            out[-1] = Edit(prev.start, edit.end, prev.stage, reason, original[prev.start : edit.end])
+        else:
+            out.append(edit)
+    return out

@@ -1,0 +1,44 @@
+"""convert: Traditional → Simplified Chinese with OpenCC.
+
+`tw2sp` gives mainland usage: 隨著 → 随着 (t2s leaves 随著), 軟體 → 软件, while 顯著 stays 显著.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+import opencc
+
+from pipeline.document import Document, Paragraph, Sentence
+
+OPENCC_CONFIG = "tw2sp"
+
+
+@lru_cache(maxsize=1)
+def _converter() -> opencc.OpenCC:
+    return opencc.OpenCC(OPENCC_CONFIG)
+
+
+def to_simplified(text: str) -> str:
+    return _converter().convert(text)
+
+
+def convert(doc: Document) -> Document:
+    """Give every paragraph and sentence its Simplified `zh`."""
+    paragraphs = []
+    for para in doc.paragraphs:
+        sentences = tuple(replace(s, zh=to_simplified(s.zh)) for s in para.sentences)
+        zh = _join_sentences(doc, para, sentences)
+        paragraphs.append(replace(para, zh=zh, sentences=sentences))
+    return doc.replace(paragraphs=tuple(paragraphs))
+
+
+def _join_sentences(doc: Document, para: Paragraph, sentences: tuple[Sentence, ...]) -> str:
+    """Paragraph text = converted sentences plus the (unconverted) white space between them."""
+    parts = []
+    for prev, sent in zip((None, *sentences[:-1]), sentences, strict=True):
+        if prev is not None:
+            parts.append(doc.kept_text(prev.end, sent.start))
+        parts.append(sent.zh)
+    return "".join(parts)

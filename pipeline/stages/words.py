@@ -1,0 +1,41 @@
+"""words: segment each Simplified sentence into words with jieba (precise mode).
+
+jieba and its dictionaries load once per process; the project's user dictionary
+(`pipeline/data/userdict.txt`, domain terms such as 大模型 or 知识蒸馏) is always added, and
+`--user-dict FILE`s on top.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from functools import lru_cache
+from importlib import resources
+
+import jieba
+
+from pipeline.document import Document
+
+jieba.setLogLevel(logging.WARNING)
+
+
+@lru_cache(maxsize=4)
+def tokenizer(user_dicts: tuple[str, ...] = ()) -> jieba.Tokenizer:
+    tok = jieba.Tokenizer()
+    with resources.as_file(resources.files("pipeline.data") / "userdict.txt") as path:
+        tok.load_userdict(str(path))
+    for extra in user_dicts:
+        tok.load_userdict(extra)
+    return tok
+
+
+def tokenize(text: str, user_dicts: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(w for w in tokenizer(user_dicts).cut(text, HMM=True) if w.strip())
+
+
+def words(doc: Document, user_dicts: tuple[str, ...] = ()) -> Document:
+    paragraphs = tuple(
+        replace(p, sentences=tuple(replace(s, tokens=tokenize(s.zh, user_dicts)) for s in p.sentences))
+        for p in doc.paragraphs
+    )
+    return doc.replace(paragraphs=paragraphs)

@@ -1,0 +1,1 @@
+"""Writers: the document as JSON (the contract), as bilingual Markdown, and the run's index."""

@@ -1,0 +1,22 @@
+"""Make arbitrary input text inert in Markdown: it may never create structure, HTML or links.
+
+Only characters that both CommonMark (markdown-it) and Python-Markdown (MkDocs) accept as
+backslash escapes are escaped with a backslash; `&`, `<`, `>` become entities.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_INLINE = re.compile(r"[\\`*_\[\]|&<>]")
+_LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])")
+_LINE_START = re.compile(r"^([#+\-=])")
+
+
+def escape_inline(text: str) -> str:
+    """Escape text for use inside a line (paragraph text, table cell, blockquote)."""
+    text = " ".join(text.split("\n"))
+    text = _INLINE.sub(lambda m: _ENTITIES.get(m.group(), "\\" + m.group()), text)
+    text = _LIST_NUMBER.sub(r"\1\\\2", text)
+    return _LINE_START.sub(r"\\\1", text)
