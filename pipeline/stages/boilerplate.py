@@ -1,10 +1,127 @@
-"""boilerplate: (filled in by the cleaning work)."""
+"""boilerplate: site chrome left behind by the scraper.
+
+- whole lines that match a chrome pattern (pipeline/data/boilerplate.txt): footers, editor and
+  copyright lines, login prompts, share/QR prompts, counters, image file names, list headers;
+- menus: a line of three or more short items between `•`, `|`, `·` or `/` separators;
+- footers glued after content (`…html返回搜狐，查看更多`): cut from the footer on, keep the content;
+- image file names inside a line (`fc6930ae-….png`, `640?wx_fmt=png`);
+- related-article lists: the short lines under a "相关阅读"-style header.
+
+Titles, bylines, dates and source lines are content and stay.
+"""
 
 from __future__ import annotations
 
-from pipeline.document import Document
+import re
+from functools import lru_cache
+
+from pipeline.data import data_lines
+from pipeline.document import Change, Document
 from pipeline.settings import Settings
+from pipeline.text import HAN, lines, simplified_chars, url_spans
+
+STAGE = "boilerplate"
+
+_GLUED_FOOTERS = re.compile(
+    r"(?:返回搜狐[，,]?\s*查看更多|[(（]?责任编辑[：:][^)）\n]{0,20}[)）]?\s*$|"
+    r"(?:本文)?来源[：:]\s*(?:网络|互联网)\s*$)"
+)
+_INLINE_IMAGES = re.compile(
+    r"(?<![\w/.-])[\w-]{6,}\.(?:png|jpe?g|gif|webp|bmp)(?:\?\S*)?(?![\w])|\b\d+\?wx_fmt=\w+(?:&\S*)?",
+    re.I,
+)
+_MENU_SEPARATOR = re.compile(r"\s*[•·|｜/／]\s*")
+_MENU_WORDS = re.compile(
+    "消息|登录|注册|首页|评论|回复|收藏|设置|中心|退出|帮助|关于|联系|下载|搜索|频道|论坛|博客|"
+    "新闻|财经|科技|体育|娱乐|汽车|房产|游戏|视频|图片|动态|通知|私信"
+)
+_SENTENCE_END = re.compile("[。！？!?；]")
+_RELATED_HEADER = re.compile(
+    r"^(?:相关阅读|相关文章|推荐阅读|猜你喜欢|热门推荐|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩)[：:]?$"
+)
+_RELATED_ITEM_MAX = 40
+_RELATED_MAX_ITEMS = 15
+
+
+@lru_cache(maxsize=1)
+def _line_patterns() -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(p, re.I) for p in data_lines("boilerplate.txt"))
+
+
+def is_chrome_line(line: str) -> bool:
+    """Does this (stripped, character-Simplified) line match a chrome pattern or look like a menu?"""
+    return any(p.fullmatch(line) for p in _line_patterns()) or _is_menu(line)
+
+
+def _is_menu(line: str) -> bool:
+    items = [i for i in _MENU_SEPARATOR.split(line) if i]
+    if len(items) < 3 or _SENTENCE_END.search(line) or len(_MENU_SEPARATOR.findall(line)) < 2:
+        return False
+    if any(len(i) > 8 for i in items):
+        return False
+    return len(items) >= 5 or any(_MENU_WORDS.search(i) for i in items)
+
+
+def _strip_span(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]]) -> list[Change]:
+    changes = []
+    i = 0
+    while i < len(spans):
+        a, b = _strip_span(matched, *spans[i])
+        if a < b and _RELATED_HEADER.match(matched[a:b]):
+            changes.append(Change(a, b, "related-articles header"))
+            items = 0
+            j = i + 1
+            while j < len(spans) and items < _RELATED_MAX_ITEMS:
+                ia, ib = _strip_span(text, *spans[j])
+                if ia == ib:
+                    j += 1
+                    continue
+                item = text[ia:ib]
+                if len(item) > _RELATED_ITEM_MAX or _SENTENCE_END.search(item[-1:]):
+                    break
+                changes.append(Change(ia, ib, "related-articles list"))
+                items += 1
+                j += 1
+            i = j
+        else:
+            i += 1
+    return changes
+
+
+def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]:
+    a, b = _strip_span(matched, start, end)
+    if a == b:
+        return []
+    line = matched[a:b]
+    if is_chrome_line(line):
+        return [Change(a, b, "site chrome")]
+    changes = []
+    protected = url_spans(text[a:b])
+    footer = _GLUED_FOOTERS.search(line)
+    if footer and re.search(f"[{HAN}A-Za-z0-9]", line[: footer.start()]):
+        changes.append(Change(a + footer.start(), b, "footer glued to content"))
+    for m in _INLINE_IMAGES.finditer(line):
+        inside_url = any(ua <= m.start() < ub for ua, ub in protected)
+        if not inside_url and (not footer or a + m.start() < a + footer.start()):
+            changes.append(Change(a + m.start(), a + m.end(), "image file name"))
+    return changes
 
 
 def boilerplate(doc: Document, settings: Settings) -> Document:
-    return doc
+    text = doc.view.text
+    matched = simplified_chars(text).lower()
+    spans = list(lines(text))
+    changes = _related_list_changes(text, matched, spans)
+    taken = {c.start for c in changes}
+    for start, end in spans:
+        if _strip_span(text, start, end)[0] not in taken:
+            changes += _line_changes(text, matched, start, end)
+    return doc.apply(STAGE, sorted(changes, key=lambda c: c.start))

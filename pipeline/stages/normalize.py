@@ -1,10 +1,215 @@
-"""normalize: (filled in by the cleaning work)."""
+"""normalize: Unicode clean-up before anything reads the text.
+
+- NFC (recorded as repairs);
+- invisible characters removed: zero-width, BOM, soft hyphen, bidi marks, control characters;
+- lost characters: a `?` that stands where an emoji or character was lost in a bad conversion
+  (a line of only `?`, ` ? ` between byline parts, `?` inside a word, `?` after a comma…),
+  while a real question mark (end of a question, URL query) stays;
+- mojibake: GBK/GB18030 bytes that were read as Latin-1/cp1252 (`Çå½àÐÐÒµ`) are decoded back
+  to Chinese where that yields valid, common Chinese; a run that cannot be repaired is removed.
+"""
 
 from __future__ import annotations
 
-from pipeline.document import Document
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from pipeline.document import Change, Document
 from pipeline.settings import Settings
+from pipeline.text import HAN, lines, url_spans
+
+STAGE = "normalize"
+
+# Invisible or control characters; C1 controls (\x80-\x9f) only outside mojibake runs.
+_INVISIBLE = re.compile(
+    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180e"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f\r\x80-\x9f]+"
+)
+
+# --- mojibake -------------------------------------------------------------------------------
+
+# cp1252 puts printable characters where Latin-1 has C1 controls; map them back to their bytes.
+_CP1252_BYTES = {bytes([b]).decode("cp1252"): b for b in range(0x80, 0xA0) if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)}
+_HIGH = "\u0080-\u00ff\u0100-\u07ff" + "".join(_CP1252_BYTES)
+_MOJIBAKE_RUN = re.compile(f"[{_HIGH}][{_HIGH}\x40-\x7e]*")
+_LATIN1_LETTERS = re.compile("[\u00a0-\u00ff]")
+_MIN_HIGH_CHARS = 4
+
+
+def _char_bytes(ch: str) -> bytes:
+    """The byte(s) a mis-decoded character stood for."""
+    if ord(ch) < 0x100:
+        return bytes([ord(ch)])
+    if ch in _CP1252_BYTES:
+        return bytes([_CP1252_BYTES[ch]])
+    return ch.encode("utf-8")  # a GBK pair that happened to be valid UTF-8
+
+
+def _decode_gbk(data: bytes) -> str | None:
+    """Decode GBK pair by pair; None if any high byte does not start a valid CJK character."""
+    out = []
+    i = 0
+    while i < len(data):
+        if data[i] < 0x80:
+            out.append(chr(data[i]))
+            i += 1
+            continue
+        try:
+            ch = data[i : i + 2].decode("gbk")
+        except UnicodeDecodeError:
+            return None
+        if len(ch) != 1 or not (re.match(f"[{HAN}]", ch) or ch in "，。、：；！？“”‘’（）《》【】…—·"):
+            return None
+        out.append(ch)
+        i += 2
+    return "".join(out)
+
+
+def _common_ratio(text: str) -> float:
+    han = [c for c in text if ord(c) > 0x7F]
+    if not han:
+        return 0.0
+    common = 0
+    for c in han:
+        try:
+            c.encode("gb2312")
+            common += 1
+        except UnicodeEncodeError:
+            pass
+    return common / len(han)
+
+
+def _best_repair(run: str) -> tuple[int, int, str] | None:
+    """(start, end, repaired) for the best-aligned decodable part of a run, or None.
+
+    A run may begin on a trail byte (its lead byte got lost), so if the natural alignment does
+    not decode, the next one is tried. ASCII at the end of a run is real text unless it was a trail
+    byte, so the end is trimmed back until the bytes decode.
+    """
+    for start in (0, 1):
+        for end in range(len(run), start, -1):
+            if end < len(run) and ord(run[end - 1]) <= 0x7F:
+                continue
+            repaired = _decode_gbk(b"".join(_char_bytes(c) for c in run[start:end]))
+            if repaired is None:
+                continue
+            han = sum(1 for c in repaired if ord(c) > 0x7F)
+            if han >= 2 and _common_ratio(repaired) >= 0.5:
+                return start, end, repaired
+            break
+    return None
+
+
+def _mojibake_changes(text: str) -> list[Change]:
+    changes = []
+    for m in _MOJIBAKE_RUN.finditer(text):
+        run = m.group()
+        high = sum(1 for c in run if ord(c) > 0x7F)
+        if high < _MIN_HIGH_CHARS or len(_LATIN1_LETTERS.findall(run)) < 2:
+            continue
+        repair = _best_repair(run)
+        if repair is not None:
+            start, end, repaired = repair
+            reason = "mojibake repaired (GBK read as Latin-1)"
+            changes.append(Change(m.start() + start, m.start() + end, reason, repaired))
+        elif high >= 6 and high / len(run) >= 0.6:
+            changes.append(Change(m.start(), m.end(), "unrepairable mojibake"))
+    return changes
+
+
+# --- lost characters --------------------------------------------------------------------------
+
+_WORD = f"A-Za-z{HAN}"
+_QUESTION_CUES = re.compile(
+    "[吗嗎呢么麼嘛吧谁誰哪几幾啥何否难難]|什么|什麼|怎|如何|多少"
+    r"|\b(?:what|why|how|who|where|when|which|is|are|do|does|did|can|could|would|should)\b",
+    re.I,
+)
+_CLAUSE_START = re.compile(r".*[，,。！!？；;：:\n]", re.S)
+_LOST_PATTERNS = (
+    # a line of nothing but question marks
+    (re.compile(r"^\s*\?+\s*$"), "lost character (line of ?)"),
+    # ` ? ` separating byline parts: drop the mark and the space before it
+    (re.compile(r"(?<=\S)\s+\?+(?=\s+\S)"), "lost character (separator)"),
+    # at the start of a line, before text
+    (re.compile(r"^\s*\?+\s*(?=\S)"), "lost character (line start)"),
+    # right after CJK punctuation, where no question mark can stand
+    (re.compile(r"(?<=[，。、：；！？「」『』（）【】《》])\?+"), "lost character (after punctuation)"),
+    # inside a word: between letters or Han characters
+    (re.compile(f"(?<=[{_WORD}])\\?+(?=[{_WORD}])"), "lost character (inside a word)"),
+    # a doubled mark (a lost emoji is two UTF-16 units) that does not end the line
+    (re.compile(r"\?{2,}(?=\s*\S)"), "lost character (??)"),
+)
+
+
+def _is_real_question(line: str, mark_start: int) -> bool:
+    before = line[:mark_start]
+    clause = _CLAUSE_START.sub("", before)
+    return bool(_QUESTION_CUES.search(clause)) and not clause.endswith((" ", "\t"))
+
+
+def _lost_character_changes(text: str) -> list[Change]:
+    changes: dict[int, Change] = {}
+    for start, end in lines(text):
+        line = text[start:end]
+        if "?" not in line:
+            continue
+        protected = url_spans(line)
+        for pattern, reason in _LOST_PATTERNS:
+            for m in pattern.finditer(line):
+                mark = line.index("?", m.start())
+                if any(a <= mark < b for a, b in protected) or start + m.start() in changes:
+                    continue
+                multi_line_only = reason.endswith("(line of ?)")
+                if not multi_line_only and m.group().strip() == "?" and _is_real_question(line, mark):
+                    continue
+                changes[start + m.start()] = Change(start + m.start(), start + m.end(), reason)
+    return _drop_overlaps(sorted(changes.values(), key=lambda c: c.start))
+
+
+def _drop_overlaps(changes: Iterable[Change]) -> list[Change]:
+    out: list[Change] = []
+    for c in changes:
+        if out and c.start < out[-1].end:
+            continue
+        out.append(c)
+    return out
+
+
+# --- NFC and invisibles ---------------------------------------------------------------------
+
+def _nfc_changes(text: str) -> list[Change]:
+    if unicodedata.is_normalized("NFC", text):
+        return []
+    changes = []
+    i = 0
+    while i < len(text):
+        j = i + 1
+        while j < len(text) and unicodedata.combining(text[j]):
+            j += 1
+        cluster = text[i:j]
+        nfc = unicodedata.normalize("NFC", cluster)
+        if nfc != cluster:
+            changes.append(Change(i, j, "Unicode NFC", nfc))
+        i = j
+    return changes
+
+
+def _invisible_changes(text: str, skip: list[Change]) -> list[Change]:
+    def inside(pos: int) -> bool:
+        return any(c.start <= pos < c.end for c in skip)
+
+    return [
+        Change(m.start(), m.end(), "invisible or control character")
+        for m in _INVISIBLE.finditer(text)
+        if not inside(m.start())
+    ]
 
 
 def normalize(doc: Document, settings: Settings) -> Document:
-    return doc
+    text = doc.view.text
+    mojibake = _mojibake_changes(text)
+    changes = [*mojibake, *_invisible_changes(text, mojibake)]
+    changes += _nfc_changes(text) + _lost_character_changes(text)
+    return doc.apply(STAGE, _drop_overlaps(sorted(changes, key=lambda c: (c.start, -c.end))))

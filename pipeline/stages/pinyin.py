@@ -1,10 +1,104 @@
-"""pinyin: (filled in by the cleaning work)."""
+"""pinyin: drop reading annotations that mirror sites paste after characters.
+
+`發(fā)展`, `讓(rang)大(da)`, `電(dian)(dian)` lose their parenthesised readings; a group counts
+as an annotation only when its syllable is one of the preceding character's readings (any
+reading: mirrors often pick the wrong one), tones and case optional, ü written ü, v or u.
+Everything else in parentheses stays: `(LLM)`, `（1）`, `(或智能体)`, `f(x)`, `:)`, `()`.
+Fragments of broken annotations (`?qū)ο?`, a stray `xún)`) are removed when they clearly are a
+pinyin syllable plus an unmatched closing bracket.
+"""
 
 from __future__ import annotations
 
-from pipeline.document import Document
+import re
+from functools import lru_cache
+
+from pipeline.document import Change, Document
 from pipeline.settings import Settings
+from pipeline.text import HAN, lines, pinyin_syllables, plain_syllable
+
+STAGE = "pinyin"
+
+_READING = r"[A-Za-z\u00c0-\u024f\u0300-\u036f]{1,7}[1-5]?"
+_GROUP = re.compile(rf"[(（]\s?({_READING})\s?[)）]")
+_ANNOTATED = re.compile(rf"([{HAN}])((?:[(（]\s?{_READING}\s?[)）])+)")
+_TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ"
+_BROKEN = re.compile(
+    rf"(\?*)([a-z{_TONED}ü]{{1,6}})[)）](?:[^\x00-\x7f\u3000-\u303f\uff00-\uffef{HAN}]\?)?"
+)
+
+
+@lru_cache(maxsize=65536)
+def readings(char: str) -> frozenset[str]:
+    """Toneless readings of a character (ü as u), from pypinyin's data."""
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    return frozenset(plain_syllable(r) for r in pinyin_dict.get(ord(char), "").split(",") if r)
+
+
+def _annotation_changes(line: str, offset: int) -> list[Change]:
+    changes = []
+    for m in _ANNOTATED.finditer(line):
+        char = m.group(1)
+        valid = readings(char)
+        end = m.start(2)
+        for group in _GROUP.finditer(m.group(2)):
+            if plain_syllable(group.group(1)) not in valid:
+                break
+            end = m.start(2) + group.end()
+        if end > m.start(2):
+            changes.append(Change(offset + m.start(2), offset + end, f"reading of {char}"))
+    return changes
+
+
+def _unmatched_closers(line: str, skip: list[tuple[int, int]]) -> set[int]:
+    skipped = bytearray(len(line))
+    for a, b in skip:
+        skipped[a:b] = b"\x01" * (b - a)
+    depth = 0
+    unmatched = set()
+    for i, ch in enumerate(line):
+        if skipped[i]:
+            continue
+        if ch in "(（":
+            depth += 1
+        elif ch in ")）":
+            if depth:
+                depth -= 1
+            else:
+                unmatched.add(i)
+    return unmatched
+
+
+def _broken_changes(line: str, offset: int, annotations: list[Change]) -> list[Change]:
+    if ")" not in line and "）" not in line:
+        return []
+    skip = [(c.start - offset, c.end - offset) for c in annotations]
+    unmatched = _unmatched_closers(line, skip)
+    changes = []
+    for m in _BROKEN.finditer(line):
+        closer = m.end(2)
+        syllable = m.group(2)
+        if closer not in unmatched or plain_syllable(syllable) not in pinyin_syllables():
+            continue
+        before = line[m.start() - 1] if m.start() > 0 else ""
+        if before.isascii() and before.isalnum():
+            continue  # part of a longer Latin word or a list marker like `a)`
+        toned = any(c in _TONED for c in syllable)
+        after_lost = bool(m.group(1))
+        after_han = bool(before) and re.match(f"[{HAN}]", before) is not None
+        if toned or after_lost or (after_han and len(syllable) >= 2):
+            changes.append(Change(offset + m.start(), offset + m.end(), "broken annotation"))
+    return changes
 
 
 def pinyin(doc: Document, settings: Settings) -> Document:
-    return doc
+    text = doc.view.text
+    changes: list[Change] = []
+    for start, end in lines(text):
+        line = text[start:end]
+        if "(" not in line and "（" not in line and ")" not in line and "）" not in line:
+            continue
+        annotations = _annotation_changes(line, start)
+        changes += annotations + _broken_changes(line, start, annotations)
+    return doc.apply(STAGE, changes)

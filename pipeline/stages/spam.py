@@ -1,10 +1,311 @@
-"""spam: (filled in by the cleaning work)."""
+"""spam: what content farms inject into articles.
+
+- pinyin-letter ads: long runs of lowercase letters that split entirely into toneless pinyin
+  syllables (`haidaobuyujiuyou…`), with the punctuation and shorter pinyin runs between them;
+- jammer noise: runs of one- or two-character ASCII scraps (`5 m7 A  f. D( t' n/ L, K`);
+- keyword injections: gambling, lottery, porn, game and scam vocabulary (pipeline/data/
+  spam_words.txt), decided by density and position, never by one word, and relaxed when the
+  whole article is about such a topic (an article on lottery law is content);
+- off-topic headlines: a short line at the top, or next to other spam, whose content words
+  appear nowhere in the article; SEO keyword suffixes on titles (`Title_keyword`).
+
+Spam glued to content on one line is cut at the boundary; the content stays.
+"""
 
 from __future__ import annotations
 
-from pipeline.document import Document
+import re
+from functools import lru_cache
+
+import ahocorasick
+
+from pipeline.data import data_lines
+from pipeline.document import Change, Document
 from pipeline.settings import Settings
+from pipeline.text import han_count, lines, pinyin_syllables, simplified_chars, url_spans
+
+STAGE = "spam"
+
+# --- pinyin-letter ads ---------------------------------------------------------------------
+
+_AD_TOKEN = re.compile(
+    r"(?P<run>(?<![A-Za-z])[a-z]+(?![A-Za-z]))"
+    r"|(?P<glue>[^\S\n]+|[，。！!？?；;：:、【】\[\]《》“”\"'…~～·,.\-—]+)"
+    r"|(?P<other>.)",
+    re.S,
+)
+
+
+@lru_cache(maxsize=4096)
+def is_pinyin_string(word: str) -> bool:
+    """True if `word` splits entirely into toneless pinyin syllables."""
+    syllables = pinyin_syllables()
+    ok = [True] + [False] * len(word)
+    for end in range(1, len(word) + 1):
+        for size in range(1, 7):
+            if size <= end and ok[end - size] and word[end - size : end] in syllables:
+                ok[end] = True
+                break
+    return ok[-1]
+
+
+def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]:
+    protected = url_spans(line)
+    changes = []
+    group: list[re.Match] = []
+    has_anchor = False
+
+    def close() -> None:
+        nonlocal group, has_anchor
+        runs = [i for i, t in enumerate(group) if t.lastgroup == "run"]
+        if has_anchor and runs:
+            first, last = runs[0], runs[-1]
+            # keep an opening bracket before the first run and punctuation after the last run
+            if first > 0 and not group[first - 1].group().isspace():
+                first -= 1
+            if last + 1 < len(group) and not group[last + 1].group().isspace():
+                last += 1
+            start, end = group[first].start(), group[last].end()
+            changes.append(Change(offset + start, offset + end, "pinyin-letter ad"))
+        group, has_anchor = [], False
+
+    for tok in _AD_TOKEN.finditer(line):
+        in_url = any(a <= tok.start() < b for a, b in protected)
+        if tok.lastgroup == "run" and not in_url and is_pinyin_string(tok.group()):
+            has_anchor = has_anchor or len(tok.group()) >= min_letters
+            group.append(tok)
+        elif tok.lastgroup == "glue" and not in_url:
+            group.append(tok)
+        else:
+            close()
+    close()
+    return changes
+
+
+# --- jammer noise ---------------------------------------------------------------------------
+
+_SCRAP = r"[A-Za-z0-9][A-Za-z0-9.,'/()\[\]{}:;!?\-]?"
+_JAMMER = re.compile(rf"(?<![A-Za-z0-9])(?:{_SCRAP}[ \t]+){{4,}}{_SCRAP}(?![A-Za-z0-9])")
+
+
+def _jammer_changes(line: str, offset: int) -> list[Change]:
+    changes = []
+    for m in _JAMMER.finditer(line):
+        noise = m.group()
+        letters = sum(c.isalpha() for c in noise)
+        brackets = sum(c in "()[]{}" for c in noise)
+        punct = sum(c in ".,'/:;!?-" for c in noise)
+        if letters >= 3 and (brackets % 2 == 1 or punct >= 2) and any(c.isupper() for c in noise):
+            changes.append(Change(offset + m.start(), offset + m.end(), "jammer noise"))
+    return changes
+
+
+# --- keyword injections ---------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def _automaton(extra_files: tuple[str, ...]) -> ahocorasick.Automaton:
+    automaton = ahocorasick.Automaton()
+    for line in data_lines("spam_words.txt", extra_files):
+        word, _, weight = line.partition("\t")
+        word = simplified_chars(word.strip().lower())
+        if word:
+            automaton.add_word(word, (len(word), float(weight or 1.0)))
+    automaton.make_automaton()
+    return automaton
+
+
+def keyword_hits(text: str, extra_files: tuple[str, ...] = ()) -> list[tuple[int, int, float]]:
+    """Non-overlapping (start, end, weight) spam-word matches, longest first."""
+    automaton = _automaton(extra_files)
+    if len(automaton) == 0:
+        return []
+    found = sorted(
+        ((end - length + 1, end + 1, weight) for end, (length, weight) in automaton.iter(text)),
+        key=lambda h: (h[0], -h[1]),
+    )
+    hits: list[tuple[int, int, float]] = []
+    for hit in found:
+        if hits and hit[0] < hits[-1][1]:
+            continue
+        hits.append(hit)
+    return hits
+
+
+def _weighted_cover(hits: list[tuple[int, int, float]]) -> float:
+    return sum((end - start) * weight for start, end, weight in hits)
+
+
+def _cluster(hits: list[tuple[int, int, float]], gap: int) -> list[tuple[int, int, float]]:
+    """The hits chained from the first one with at most `gap` characters between them."""
+    chain = hits[:1]
+    for hit in hits[1:]:
+        if hit[0] - chain[-1][1] > gap:
+            break
+        chain.append(hit)
+    return chain
+
+
+_EDGE_PUNCT = " \t，。！!？?；;：:、|｜_-—…·,."
+
+
+def _keyword_changes(
+    text: str, spans: list[tuple[int, int]], matched: str, topical: bool, extra: tuple[str, ...]
+) -> list[Change]:
+    changes = []
+    for start, end in spans:
+        line = matched[start:end]
+        size = len(line.strip())
+        hits = keyword_hits(line, extra)
+        if not hits or size == 0:
+            continue
+        density = _weighted_cover(hits) / size
+        if topical:
+            whole = density >= 0.7 and len(hits) >= 3
+        else:
+            whole = (density >= 0.4 and len(hits) >= 2) or density >= 0.6
+        if whole:
+            changes.append(Change(start, end, "spam keywords"))
+            continue
+        if topical:
+            continue
+        changes += _glued_keyword_changes(text, line, start, hits)
+    return changes
+
+
+def _glued_keyword_changes(
+    text: str, line: str, offset: int, hits: list[tuple[int, int, float]]
+) -> list[Change]:
+    """A spam phrase stuck in front of (or behind) a real line: cut it, keep the rest."""
+    changes = []
+    head = _cluster(hits, gap=4)
+    if head and head[0][0] <= 6 and len(head) >= 2:
+        cut = head[-1][1]
+        while cut < len(line) and line[cut] in _EDGE_PUNCT:
+            cut += 1
+        prefix = line[:cut]
+        if _weighted_cover(head) / max(len(prefix.strip()), 1) >= 0.4 and han_count(line[cut:]) >= 6:
+            changes.append(Change(offset, offset + cut, "spam phrase glued to a line"))
+    tail = _cluster(list(reversed([(-e, -s, w) for s, e, w in hits])), gap=4)
+    tail = [(-e, -s, w) for s, e, w in tail]
+    if tail and len(line) - tail[0][1] <= 2 and len(tail) >= 2 and not changes:
+        cut = tail[-1][0]
+        while cut > 0 and line[cut - 1] in _EDGE_PUNCT:
+            cut -= 1
+        if _weighted_cover(tail) / max(len(line[cut:].strip()), 1) >= 0.4 and han_count(line[:cut]) >= 6:
+            changes.append(Change(offset + cut, offset + len(line), "spam phrase glued to a line"))
+    return changes
+
+
+# --- off-topic headlines and keyword suffixes ----------------------------------------------
+
+_STOPWORDS = frozenset(
+    ["的", "了", "是", "在", "和", "与", "及", "或", "也", "都", "就", "而", "但", "被", "把", "让", "给", "对", "从", "向", "为", "以", "这", "那", "这个", "那个", "一个", "我们", "你们", "他们", "它们", "自己", "什么", "怎么", "如何", "可以", "没有", "不是", "还是", "已经", "因为", "所以", "如果", "虽然", "但是", "这些", "那些", "之后", "之前", "以及", "其中", "进行", "通过", "一些", "非常", "更", "最", "很", "太", "吗", "呢", "吧", "啊"]
+)
+
+
+def content_words(text: str) -> list[str]:
+    from pipeline.stages.words import tokenizer
+
+    words = []
+    for w in tokenizer().cut(simplified_chars(text), HMM=True):
+        w = w.strip().lower()
+        if len(w) >= 2 and w not in _STOPWORDS and (han_count(w) == len(w) or w.isalpha()):
+            words.append(w)
+    return words
+
+
+def is_off_topic(line: str, rest: str, min_words: int = 3) -> bool:
+    """True if none of the line's content words occurs in the rest of the article."""
+    if han_count(rest) < 200:
+        return False  # too little article to judge against
+    words = set(content_words(line))
+    rest_lower = rest.lower()
+    return len(words) >= min_words and not any(w in rest_lower for w in words)
+
+
+def _off_topic_changes(
+    text: str, matched: str, spans: list[tuple[int, int]], removed_lines: set[int], max_chars: int
+) -> list[Change]:
+    nonblank = [i for i, (a, b) in enumerate(spans) if text[a:b].strip()]
+    if not nonblank:
+        return []
+    candidates = {nonblank[0]}
+    for pos, i in enumerate(nonblank):
+        if i in removed_lines:
+            candidates.update(nonblank[max(pos - 1, 0) : pos + 2])
+    changes = []
+    for i in sorted(candidates - removed_lines):
+        start, end = spans[i]
+        line = text[start:end].strip()
+        rest = matched[:start] + matched[end:]
+        if 0 < len(line) <= max_chars // 2 and is_off_topic(line, rest):
+            changes.append(Change(start, end, "off-topic headline"))
+        elif i == nonblank[0]:
+            changes += _suffix_changes(text[start:end], start, rest)
+    return changes
+
+
+_SUFFIX_SEPARATOR = re.compile(r"[_｜|]")
+
+
+def _suffix_changes(line: str, offset: int, rest: str) -> list[Change]:
+    """`Real title_unrelated keywords`: cut trailing segments that share nothing with the text."""
+    seps = list(_SUFFIX_SEPARATOR.finditer(line))
+    cut = None
+    for sep in reversed(seps):
+        segment = line[sep.end() :] if cut is None else line[sep.end() : cut]
+        if not segment.strip() or not is_off_topic(segment, rest, min_words=1):
+            break
+        cut = sep.start()
+    if cut is None or han_count(line[:cut]) < 4:
+        return []
+    return [Change(offset + cut, offset + len(line.rstrip()), "keyword suffix on title")]
+
+
+# --- the stage ------------------------------------------------------------------------------
+
+
+def _is_topical(matched: str, spans: list[tuple[int, int]], extra: tuple[str, ...]) -> bool:
+    """Is the article itself about gambling, lotteries…? Then its vocabulary is content."""
+    nonblank = [(a, b) for a, b in spans if matched[a:b].strip()]
+    if len(nonblank) < 8:
+        return False
+    with_hits = sum(1 for a, b in nonblank if keyword_hits(matched[a:b], extra))
+    return with_hits / len(nonblank) >= 0.25
 
 
 def spam(doc: Document, settings: Settings) -> Document:
-    return doc
+    text = doc.view.text
+    matched = simplified_chars(text).lower()
+    spans = list(lines(text))
+    extra = tuple(settings.spam_words)
+    changes: list[Change] = []
+    for start, end in spans:
+        line = text[start:end]
+        changes += _pinyin_ad_changes(line, start, settings.pinyin_run_min_letters)
+        changes += _jammer_changes(line, start)
+    changes += _keyword_changes(text, spans, matched, _is_topical(matched, spans, extra), extra)
+    removed = _fully_removed_lines(text, spans, changes)
+    changes += _off_topic_changes(text, matched, spans, removed, settings.spam_line_max_chars)
+    return doc.apply(STAGE, _without_overlaps(changes))
+
+
+def _fully_removed_lines(text: str, spans: list[tuple[int, int]], changes: list[Change]) -> set[int]:
+    removed = set()
+    for i, (a, b) in enumerate(spans):
+        covered = sum(max(0, min(c.end, b) - max(c.start, a)) for c in changes)
+        if text[a:b].strip() and covered >= len(text[a:b].strip()):
+            removed.add(i)
+    return removed
+
+
+def _without_overlaps(changes: list[Change]) -> list[Change]:
+    out: list[Change] = []
+    for c in sorted(changes, key=lambda c: (c.start, -c.end)):
+        if out and c.start < out[-1].end:
+            if c.end > out[-1].end:
+                out[-1] = Change(out[-1].start, c.end, out[-1].reason)
+            continue
+        out.append(c)
+    return out

@@ -43,7 +43,9 @@ def document_title(doc: Document) -> tuple[str, str | None]:
 
 def _front_matter(doc: Document, translator: dict) -> str:
     title, title_en = document_title(doc)
-    description = doc.paragraphs[1].zh[:160] if len(doc.paragraphs) > 1 else ""
+    # The first real paragraph after the title, not a byline.
+    body = [p.zh for p in doc.paragraphs[1:]]
+    description = next((zh for zh in body if len(zh) >= 40), body[0] if body else "")[:160]
     meta = {
         "title": title,
         "title_en": title_en,

@@ -1,0 +1,72 @@
+"""Small shared facts about Chinese web text: character classes, lines, pinyin syllables,
+and a length-preserving Traditional→Simplified map for matching (not for output)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+HAN_RE = re.compile(f"[{HAN}]")
+CJK_PUNCT = "，。、；：？！「」『』（）【】《》〈〉“”‘’…—～·"
+URL_RE = re.compile(
+    r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + HAN + r"“”‘’]+"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    re.I,
+)
+# Interjection readings (嗯 n, 呣 m, 哼 hng…) would let almost any letter string parse as pinyin.
+_NOT_SYLLABLES = frozenset({"n", "ng", "m", "hm", "hng", "r"})
+
+
+def lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every line of `text`, without the newline."""
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, pos + len(line)
+        pos += len(line) + 1
+
+
+def han_count(text: str) -> int:
+    return len(HAN_RE.findall(text))
+
+
+def url_spans(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in URL_RE.finditer(text)]
+
+
+def plain_syllable(reading: str) -> str:
+    """`Zhù`, `zhu4`, `lǜ`, `lv` → `zhu`, `zhu`, `lu`, `lu`: a comparable toneless form."""
+    s = unicodedata.normalize("NFD", reading.lower())
+    s = "".join(c for c in s if not unicodedata.combining(c) and not c.isdigit())
+    return s.replace("ü", "u").replace("v", "u")
+
+
+@lru_cache(maxsize=1)
+def pinyin_syllables() -> frozenset[str]:
+    """Every toneless pinyin syllable (ü written u), from pypinyin's character data."""
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    syllables = {plain_syllable(r) for readings in pinyin_dict.values() for r in readings.split(",")}
+    return frozenset(s for s in syllables if s.isalpha() and s.isascii()) - _NOT_SYLLABLES
+
+
+@lru_cache(maxsize=1)
+def _simplified_table() -> dict[int, str]:
+    import opencc
+
+    path = Path(opencc.__file__).parent / "dictionary" / "TSCharacters.txt"
+    table: dict[int, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        trad, _, simp = line.partition("\t")
+        simp = simp.split(" ")[0]
+        if len(trad) == 1 and len(simp) == 1:
+            table[ord(trad)] = simp
+    return table
+
+
+def simplified_chars(text: str) -> str:
+    """Character-by-character Traditional→Simplified; same length, so offsets stay valid."""
+    return text.translate(_simplified_table())
