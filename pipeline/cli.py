@@ -31,7 +31,7 @@ Exit status: 0 all documents written, 1 some failed (the rest are written), 2 us
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipeline",
-        description="Turn dirty Chinese web articles into clean, aligned Chinese-English documents.",
+        description="Turn dirty Chinese web articles into clean, aligned Chinese-English docs.",
     )
     parser.add_argument("--version", action="version", version=f"pipeline {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -42,27 +42,75 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("inputs", nargs="+", type=Path, metavar="INPUT",
-                     help="files or directories (searched recursively for *.txt and *.md)")
-    run.add_argument("-o", "--output", type=Path, default=Path("output"), metavar="DIR",
-                     help="output directory (default: output/)")
-    run.add_argument("--translator", choices=("auto", "marian", "gloss", "none"), default="auto",
-                     help="auto (default): MarianMT if the model loads, else a dictionary gloss; "
-                          "marian: MarianMT or fail; gloss: CC-CEDICT word gloss; none: Chinese only")
-    run.add_argument("--model", default=Settings.model, metavar="ID_OR_DIR",
-                     help="Marian model: hub id or local directory (default: %(default)s)")
-    run.add_argument("--layout", choices=("paragraph", "sentence", "table"), default="paragraph",
-                     help="Markdown layout: paragraph (default), sentence pairs, or a table per paragraph")
-    run.add_argument("--user-dict", action="append", default=[], metavar="FILE",
-                     help="extra jieba user dictionary (word [freq] [tag] per line); repeatable")
-    run.add_argument("--spam-words", action="append", default=[], metavar="FILE",
-                     help="extra spam words, one per line; repeatable")
-    run.add_argument("--keep", action="append", default=[], choices=CLEANING_STAGES, metavar="STAGE",
-                     help=f"turn a removal stage off ({', '.join(CLEANING_STAGES)}); repeatable")
-    run.add_argument("--config", type=Path, metavar="FILE",
-                     help="settings file (default: ./pipeline.toml if present)")
-    run.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                     help="worker processes for the text stages (default: number of cores)")
+    run.add_argument(
+        "inputs",
+        nargs="+",
+        type=Path,
+        metavar="INPUT",
+        help="files or directories (searched recursively for *.txt and *.md)",
+    )
+    run.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("output"),
+        metavar="DIR",
+        help="output directory (default: output/)",
+    )
+    run.add_argument(
+        "--translator",
+        choices=("auto", "marian", "gloss", "none"),
+        default="auto",
+        help="auto (default): MarianMT if the model loads, else a dictionary gloss; "
+        "marian: MarianMT or fail; gloss: CC-CEDICT word gloss; none: Chinese only",
+    )
+    run.add_argument(
+        "--model",
+        default=Settings.model,
+        metavar="ID_OR_DIR",
+        help="Marian model: hub id or local directory (default: %(default)s)",
+    )
+    run.add_argument(
+        "--layout",
+        choices=("paragraph", "sentence", "table"),
+        default="paragraph",
+        help="Markdown layout: paragraph (default), sentence pairs, or a table per paragraph",
+    )
+    run.add_argument(
+        "--user-dict",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="extra jieba user dictionary (word [freq] [tag] per line); repeatable",
+    )
+    run.add_argument(
+        "--spam-words",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="extra spam words, one per line; repeatable",
+    )
+    run.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        choices=CLEANING_STAGES,
+        metavar="STAGE",
+        help=f"turn a removal stage off ({', '.join(CLEANING_STAGES)}); repeatable",
+    )
+    run.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings file (default: ./pipeline.toml if present)",
+    )
+    run.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes for the text stages (default: number of cores)",
+    )
     verbosity = run.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="only errors and the summary")
     verbosity.add_argument("-v", "--verbose", action="store_true", help="log every step")

@@ -256,7 +256,9 @@ def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:
         ):
             reasons = prev.reason.split("; ")
             reason = prev.reason if edit.reason in reasons else f"{prev.reason}; {edit.reason}"
-            out[-1] = Edit(prev.start, edit.end, prev.stage, reason, original[prev.start : edit.end])
+            out[-1] = Edit(
+                prev.start, edit.end, prev.stage, reason, original[prev.start : edit.end]
+            )
         else:
             out.append(edit)
     return out

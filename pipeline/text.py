@@ -49,7 +49,9 @@ def pinyin_syllables() -> frozenset[str]:
     """Every toneless pinyin syllable (ü written u), from pypinyin's character data."""
     from pypinyin.pinyin_dict import pinyin_dict
 
-    syllables = {plain_syllable(r) for readings in pinyin_dict.values() for r in readings.split(",")}
+    syllables = {
+        plain_syllable(r) for readings in pinyin_dict.values() for r in readings.split(",")
+    }
     return frozenset(s for s in syllables if s.isalpha() and s.isascii()) - _NOT_SYLLABLES
 
 

@@ -49,7 +49,7 @@ def _line_patterns() -> tuple[re.Pattern, ...]:
 
 
 def is_chrome_line(line: str) -> bool:
-    """Does this (stripped, character-Simplified) line match a chrome pattern or look like a menu?"""
+    """Does a stripped, character-Simplified line match a chrome pattern or look like a menu?"""
     return any(p.fullmatch(line) for p in _line_patterns()) or _is_menu(line)
 
 

@@ -30,7 +30,11 @@ _INVISIBLE = re.compile(
 # --- mojibake -------------------------------------------------------------------------------
 
 # cp1252 puts printable characters where Latin-1 has C1 controls; map them back to their bytes.
-_CP1252_BYTES = {bytes([b]).decode("cp1252"): b for b in range(0x80, 0xA0) if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)}
+_CP1252_BYTES = {
+    bytes([b]).decode("cp1252"): b
+    for b in range(0x80, 0xA0)
+    if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+}
 _HIGH = "\u0080-\u00ff\u0100-\u07ff" + "".join(_CP1252_BYTES)
 _MOJIBAKE_RUN = re.compile(f"[{_HIGH}][{_HIGH}\x40-\x7e]*")
 _LATIN1_LETTERS = re.compile("[\u00a0-\u00ff]")
@@ -59,7 +63,9 @@ def _decode_gbk(data: bytes) -> str | None:
             ch = data[i : i + 2].decode("gbk")
         except UnicodeDecodeError:
             return None
-        if len(ch) != 1 or not (re.match(f"[{HAN}]", ch) or ch in "，。、：；！？“”‘’（）《》【】…—·"):
+        if len(ch) != 1 or not (
+            re.match(f"[{HAN}]", ch) or ch in "，。、：；！？“”‘’（）《》【】…—·"
+        ):
             return None
         out.append(ch)
         i += 2
@@ -135,7 +141,10 @@ _LOST_PATTERNS = (
     # at the start of a line, before text
     (re.compile(r"^\s*\?+\s*(?=\S)"), "lost character (line start)"),
     # right after CJK punctuation, where no question mark can stand
-    (re.compile(r"(?<=[，。、：；！？「」『』（）【】《》])\?+"), "lost character (after punctuation)"),
+    (
+        re.compile(r"(?<=[，。、：；！？「」『』（）【】《》])\?+"),
+        "lost character (after punctuation)",
+    ),
     # inside a word: between letters or Han characters
     (re.compile(f"(?<=[{_WORD}])\\?+(?=[{_WORD}])"), "lost character (inside a word)"),
     # a doubled mark (a lost emoji is two UTF-16 units) that does not end the line
@@ -162,7 +171,11 @@ def _lost_character_changes(text: str) -> list[Change]:
                 if any(a <= mark < b for a, b in protected) or start + m.start() in changes:
                     continue
                 multi_line_only = reason.endswith("(line of ?)")
-                if not multi_line_only and m.group().strip() == "?" and _is_real_question(line, mark):
+                if (
+                    not multi_line_only
+                    and m.group().strip() == "?"
+                    and _is_real_question(line, mark)
+                ):
                     continue
                 changes[start + m.start()] = Change(start + m.start(), start + m.end(), reason)
     return _drop_overlaps(sorted(changes.values(), key=lambda c: c.start))
@@ -178,6 +191,7 @@ def _drop_overlaps(changes: Iterable[Change]) -> list[Change]:
 
 
 # --- NFC and invisibles ---------------------------------------------------------------------
+
 
 def _nfc_changes(text: str) -> list[Change]:
     if unicodedata.is_normalized("NFC", text):

@@ -184,7 +184,10 @@ def _glued_keyword_changes(
         while cut < len(line) and line[cut] in _EDGE_PUNCT:
             cut += 1
         prefix = line[:cut]
-        if _weighted_cover(head) / max(len(prefix.strip()), 1) >= 0.4 and han_count(line[cut:]) >= 6:
+        if (
+            _weighted_cover(head) / max(len(prefix.strip()), 1) >= 0.4
+            and han_count(line[cut:]) >= 6
+        ):
             changes.append(Change(offset, offset + cut, "spam phrase glued to a line"))
     tail = _cluster(list(reversed([(-e, -s, w) for s, e, w in hits])), gap=4)
     tail = [(-e, -s, w) for s, e, w in tail]
@@ -192,7 +195,10 @@ def _glued_keyword_changes(
         cut = tail[-1][0]
         while cut > 0 and line[cut - 1] in _EDGE_PUNCT:
             cut -= 1
-        if _weighted_cover(tail) / max(len(line[cut:].strip()), 1) >= 0.4 and han_count(line[:cut]) >= 6:
+        if (
+            _weighted_cover(tail) / max(len(line[cut:].strip()), 1) >= 0.4
+            and han_count(line[:cut]) >= 6
+        ):
             changes.append(Change(offset + cut, offset + len(line), "spam phrase glued to a line"))
     return changes
 
@@ -200,7 +206,71 @@ def _glued_keyword_changes(
 # --- off-topic headlines and keyword suffixes ----------------------------------------------
 
 _STOPWORDS = frozenset(
-    ["的", "了", "是", "在", "和", "与", "及", "或", "也", "都", "就", "而", "但", "被", "把", "让", "给", "对", "从", "向", "为", "以", "这", "那", "这个", "那个", "一个", "我们", "你们", "他们", "它们", "自己", "什么", "怎么", "如何", "可以", "没有", "不是", "还是", "已经", "因为", "所以", "如果", "虽然", "但是", "这些", "那些", "之后", "之前", "以及", "其中", "进行", "通过", "一些", "非常", "更", "最", "很", "太", "吗", "呢", "吧", "啊"]
+    [
+        "的",
+        "了",
+        "是",
+        "在",
+        "和",
+        "与",
+        "及",
+        "或",
+        "也",
+        "都",
+        "就",
+        "而",
+        "但",
+        "被",
+        "把",
+        "让",
+        "给",
+        "对",
+        "从",
+        "向",
+        "为",
+        "以",
+        "这",
+        "那",
+        "这个",
+        "那个",
+        "一个",
+        "我们",
+        "你们",
+        "他们",
+        "它们",
+        "自己",
+        "什么",
+        "怎么",
+        "如何",
+        "可以",
+        "没有",
+        "不是",
+        "还是",
+        "已经",
+        "因为",
+        "所以",
+        "如果",
+        "虽然",
+        "但是",
+        "这些",
+        "那些",
+        "之后",
+        "之前",
+        "以及",
+        "其中",
+        "进行",
+        "通过",
+        "一些",
+        "非常",
+        "更",
+        "最",
+        "很",
+        "太",
+        "吗",
+        "呢",
+        "吧",
+        "啊",
+    ]
 )
 
 
@@ -291,7 +361,9 @@ def spam(doc: Document, settings: Settings) -> Document:
     return doc.apply(STAGE, _without_overlaps(changes))
 
 
-def _fully_removed_lines(text: str, spans: list[tuple[int, int]], changes: list[Change]) -> set[int]:
+def _fully_removed_lines(
+    text: str, spans: list[tuple[int, int]], changes: list[Change]
+) -> set[int]:
     removed = set()
     for i, (a, b) in enumerate(spans):
         covered = sum(max(0, min(c.end, b) - max(c.start, a)) for c in changes)

@@ -18,7 +18,48 @@ _END = re.compile(rf"[{_TERMINATORS}]+[{re.escape(_CLOSERS)}]*")
 _PERIOD = re.compile(r"(?<=[A-Za-z\)\]])\.(?=\s+[A-Z\u4e00-\u9fff])")
 _URL = re.compile(r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e\u4e00-\u9fff]+", re.I)
 _ABBREVIATIONS = frozenset(
-    ["e.g", "i.e", "etc", "vs", "al", "fig", "figs", "eq", "eqs", "no", "nos", "dr", "mr", "mrs", "ms", "prof", "inc", "ltd", "co", "corp", "jr", "sr", "st", "mt", "approx", "dept", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s"]
+    [
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "al",
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "no",
+        "nos",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "jr",
+        "sr",
+        "st",
+        "mt",
+        "approx",
+        "dept",
+        "est",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "u.s",
+    ]
 )
 
 

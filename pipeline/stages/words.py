@@ -35,7 +35,9 @@ def tokenize(text: str, user_dicts: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 def words(doc: Document, user_dicts: tuple[str, ...] = ()) -> Document:
     paragraphs = tuple(
-        replace(p, sentences=tuple(replace(s, tokens=tokenize(s.zh, user_dicts)) for s in p.sentences))
+        replace(
+            p, sentences=tuple(replace(s, tokens=tokenize(s.zh, user_dicts)) for s in p.sentences)
+        )
         for p in doc.paragraphs
     )
     return doc.replace(paragraphs=paragraphs)

@@ -53,7 +53,14 @@ def document_to_dict(doc: Document, translator: dict) -> dict:
 
 
 def _sentence(s) -> dict:
-    out = {"id": s.id, "start": s.start, "end": s.end, "zh": s.zh, "tokens": list(s.tokens), "en": s.en}
+    out = {
+        "id": s.id,
+        "start": s.start,
+        "end": s.end,
+        "zh": s.zh,
+        "tokens": list(s.tokens),
+        "en": s.en,
+    }
     if s.flag:
         out["flag"] = s.flag
     return out
