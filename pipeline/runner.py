@@ -57,12 +57,17 @@ def discover(inputs: list[Path]) -> tuple[list[InputFile], list[tuple[str, str]]
     return found, missing
 
 
-def prepare(doc: Document, settings: Settings) -> Document:
-    """Every text stage: clean, split, convert to Simplified, segment words."""
+def clean_document(doc: Document, settings: Settings) -> Document:
+    """The removal stages, minus those turned off with --keep."""
     for name, stage in CLEANING:
         if settings.enabled(name):
             doc = stage(doc, settings)
-    doc = split(doc)
+    return doc
+
+
+def prepare(doc: Document, settings: Settings) -> Document:
+    """Every text stage: clean, split, convert to Simplified, segment words."""
+    doc = split(clean_document(doc, settings))
     doc = convert(doc)
     return words(doc, settings.user_dicts)
 

@@ -1,6 +1,8 @@
 """convert: Traditional → Simplified Chinese with OpenCC.
 
-`tw2sp` gives mainland usage: 隨著 → 随着 (t2s leaves 随著), 軟體 → 软件, while 顯著 stays 显著.
+`tw2s` gives mainland characters: 隨著 → 随着 (t2s leaves 随著), while 顯著 stays 显著.
+`tw2sp` would also swap Taiwan vocabulary for mainland words, but it rewrites text that is
+already mainland usage (文字 → 文本), so it is not used.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import opencc
 
 from pipeline.document import Document, Paragraph, Sentence
 
-OPENCC_CONFIG = "tw2sp"
+OPENCC_CONFIG = "tw2s"
 
 
 @lru_cache(maxsize=1)

@@ -285,13 +285,16 @@ def content_words(text: str) -> list[str]:
     return words
 
 
-def is_off_topic(line: str, rest: str, min_words: int = 3) -> bool:
-    """True if none of the line's content words occurs in the rest of the article."""
-    if han_count(rest) < 200:
+def is_off_topic(line: str, rest: str, min_words: int = 3, max_shared: float = 0.0) -> bool:
+    """True if at most `max_shared` of the line's content words occur in the rest of the text."""
+    if han_count(rest) < 120:
         return False  # too little article to judge against
     words = set(content_words(line))
+    if len(words) < min_words:
+        return False
     rest_lower = rest.lower()
-    return len(words) >= min_words and not any(w in rest_lower for w in words)
+    shared = sum(1 for w in words if w in rest_lower)
+    return shared / len(words) <= max_shared
 
 
 def _off_topic_changes(
@@ -325,7 +328,7 @@ def _suffix_changes(line: str, offset: int, rest: str) -> list[Change]:
     cut = None
     for sep in reversed(seps):
         segment = line[sep.end() :] if cut is None else line[sep.end() : cut]
-        if not segment.strip() or not is_off_topic(segment, rest, min_words=1):
+        if not segment.strip() or not is_off_topic(segment, rest, min_words=1, max_shared=0.34):
             break
         cut = sep.start()
     if cut is None or han_count(line[:cut]) < 4:
@@ -337,12 +340,20 @@ def _suffix_changes(line: str, offset: int, rest: str) -> list[Change]:
 
 
 def _is_topical(matched: str, spans: list[tuple[int, int]], extra: tuple[str, ...]) -> bool:
-    """Is the article itself about gambling, lotteries…? Then its vocabulary is content."""
+    """Is the article itself about gambling, lotteries…? Then its vocabulary is content.
+
+    Prose that discusses the topic mentions the words here and there (low density); injected
+    spam is dense. So the share of lines with a few, sparse hits decides.
+    """
     nonblank = [(a, b) for a, b in spans if matched[a:b].strip()]
     if len(nonblank) < 8:
         return False
-    with_hits = sum(1 for a, b in nonblank if keyword_hits(matched[a:b], extra))
-    return with_hits / len(nonblank) >= 0.25
+    discussing = 0
+    for a, b in nonblank:
+        hits = keyword_hits(matched[a:b], extra)
+        if hits and _weighted_cover(hits) / len(matched[a:b].strip()) < 0.35:
+            discussing += 1
+    return discussing / len(nonblank) >= 0.2
 
 
 def spam(doc: Document, settings: Settings) -> Document:

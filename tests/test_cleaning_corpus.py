@@ -1,0 +1,93 @@
+"""Score the cleaner line by line on the labeled fixture corpus (tests/fixtures/cleaning/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pipeline.runner import clean_document
+from pipeline.settings import Settings
+from tests.conftest import ROOT, make_doc
+
+CORPUS = ROOT / "tests" / "fixtures" / "cleaning"
+
+
+@dataclass
+class Row:
+    file: str
+    number: int
+    label: str
+    text: str
+    expected: str
+    kept: str = ""
+
+
+def load_rows(path: Path) -> list[Row]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if not line:
+            continue
+        label, _, rest = line.partition("\t")
+        text, _, expected = rest.partition("\t")
+        if label in ("keep", "blank"):
+            expected = text.strip()
+        elif label == "junk":
+            expected = ""
+        rows.append(Row(path.name, number, label, text, expected.replace("\\t", "\t").strip()))
+    return rows
+
+
+def run_rows(rows: list[Row]) -> list[Row]:
+    original = "\n".join(r.text for r in rows)
+    doc = clean_document(make_doc(original), Settings())
+    pos = 0
+    for r in rows:
+        r.kept = doc.kept_text(pos, pos + len(r.text)).strip()
+        pos += len(r.text) + 1
+    return rows
+
+
+@pytest.fixture(scope="module")
+def scored() -> list[Row]:
+    files = sorted(CORPUS.glob("*.tsv"))
+    assert len(files) >= 6
+    return [row for f in files for row in run_rows(load_rows(f))]
+
+
+def misses(rows: list[Row]) -> str:
+    return "\n".join(
+        f"{r.file}:{r.number} [{r.label}]\n   got: {r.kept!r}\n  want: {r.expected!r}"
+        for r in rows
+        if r.kept != r.expected
+    )
+
+
+def test_annotations_and_glued_junk_removed_exactly(scored):
+    rows = [r for r in scored if r.label in ("anno", "cut")]
+    assert len(rows) >= 20
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
+
+
+def test_legitimate_spans_kept(scored):
+    rows = [r for r in scored if r.label == "keep" and any(c in r.text for c in "()（）?？")]
+    assert len(rows) >= 15
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
+
+
+def test_junk_lines_removed_at_least_97_percent(scored):
+    rows = [r for r in scored if r.label == "junk"]
+    assert len(rows) >= 30
+    missed = [r for r in rows if r.kept]
+    print("\nmissed junk:\n" + misses(missed))
+    assert 1 - len(missed) / len(rows) >= 0.97, "\n" + misses(missed)
+
+
+def test_content_lines_lost_at_most_1_percent(scored):
+    rows = [r for r in scored if r.label == "keep"]
+    lost = [r for r in rows if r.kept != r.expected]
+    print("\ncontent lost or changed:\n" + misses(lost))
+    assert len(lost) / len(rows) <= 0.01, "\n" + misses(lost)

@@ -1,0 +1,83 @@
+"""convert (OpenCC), split (paragraphs, sentences) and words (jieba)."""
+
+from __future__ import annotations
+
+import hanzidentifier
+
+from pipeline.stages.convert import to_simplified
+from pipeline.stages.split import sentence_bounds
+from pipeline.stages.words import tokenize
+from tests.conftest import clean
+
+
+def sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_bounds(text, 0, len(text))]
+
+
+def traditional_only(text: str) -> list[str]:
+    return [
+        c for c in text if hanzidentifier.is_traditional(c) and not hanzidentifier.is_simplified(c)
+    ]
+
+
+def test_mainland_usage():
+    assert to_simplified("隨著算法越來越復雜") == "随着算法越来越复杂"
+    assert to_simplified("數據量的顯著增加") == "数据量的显著增加"
+    assert to_simplified("運動著的文字") == "运动着的文字"
+
+
+def test_mixed_script_comes_out_fully_simplified():
+    doc = clean("谷歌在JAX生態系統中發布了許多新的开源库，讓AI更負責任。\n網絡與數據中心。")
+    for p in doc.paragraphs:
+        for s in p.sentences:
+            assert traditional_only(s.zh) == [], s.zh
+
+
+def test_sentences_split_after_terminators_and_closing_quotes():
+    text = "他说：「今天很好。」然后走了！真的吗？是的；好吧……最后一句"
+    assert sentences(text) == [
+        "他说：「今天很好。」",
+        "然后走了！",
+        "真的吗？",
+        "是的；",
+        "好吧……",
+        "最后一句",
+    ]
+
+
+def test_no_split_inside_urls_decimals_or_abbreviations():
+    assert sentences("论文链接：https://openreview.net/pdf?id=jdJo1HIVinI 很好。") == [
+        "论文链接：https://openreview.net/pdf?id=jdJo1HIVinI 很好。"
+    ]
+    assert sentences("在MLPerf 2.0中提高了1.38倍。") == ["在MLPerf 2.0中提高了1.38倍。"]
+    assert sentences("e.g. This works. Dr. Smith agrees.") == [
+        "e.g. This works.",
+        "Dr. Smith agrees.",
+    ]
+
+
+def test_list_numbers_stay_with_their_text():
+    assert sentences("1. 超详超硬Jeff Dean万字总结！") == ["1. 超详超硬Jeff Dean万字总结！"]
+    assert sentences("1、高效的模型架构") == ["1、高效的模型架构"]
+
+
+def test_paragraph_and_sentence_offsets_point_into_the_original():
+    text = "第一段。第二句！\n\n  第二段(duan)文字。  \n"
+    doc = clean(text)
+    assert [p.zh for p in doc.paragraphs] == ["第一段。第二句！", "第二段文字。"]
+    for p in doc.paragraphs:
+        for s in p.sentences:
+            assert to_simplified(doc.kept_text(s.start, s.end)) == s.zh
+
+
+def test_user_dictionary_terms_are_words():
+    tokens = tokenize("让大模型通过知识蒸馏和自注意力提升混合专家的效率")
+    for term in ("大模型", "知识蒸馏", "自注意力", "混合专家"):
+        assert term in tokens
+
+
+def test_user_dict_option_adds_words(tmp_path):
+    assert "量子纠缠态" not in tokenize("量子纠缠态很奇妙")
+    extra = tmp_path / "mine.txt"
+    extra.write_text("量子纠缠态 100 n\n", encoding="utf-8")
+    assert "量子纠缠态" in tokenize("量子纠缠态很奇妙", (str(extra),))

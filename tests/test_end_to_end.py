@@ -1,0 +1,159 @@
+"""`python -m pipeline run` on the seed articles: the output contract, ids, determinism, exits."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from importlib import resources
+
+import hanzidentifier
+import jsonschema
+import pytest
+import yaml
+
+from pipeline.read import read_document
+from pipeline.stages.convert import to_simplified
+from tests.conftest import INPUT, ROOT, SEEDS, load_json, run_cli
+
+STEMS = [p.stem for p in SEEDS]
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict:
+    text = resources.files("pipeline.schema").joinpath("document.schema.json").read_text()
+    return json.loads(text)
+
+
+def test_writes_md_json_and_index(seed_output):
+    for stem in STEMS:
+        assert (seed_output / f"{stem}.md").is_file()
+        assert (seed_output / f"{stem}.json").is_file()
+    assert (seed_output / "index.md").is_file()
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_json_validates_against_the_shipped_schema(seed_output, schema, stem):
+    jsonschema.validate(load_json(seed_output / f"{stem}.json"), schema)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_sentence_zh_is_the_converted_kept_text_of_its_span(seed_output, stem):
+    data = load_json(seed_output / f"{stem}.json")
+    original = read_document(INPUT / f"{stem}.txt").original
+    assert data["source"]["chars"] == len(original)
+    removed = sorted((r["start"], r["end"]) for r in data["removed"])
+    for p in data["paragraphs"]:
+        for s in p["sentences"]:
+            span = original[s["start"] : s["end"]]
+            kept = "".join(
+                ch
+                for i, ch in enumerate(span, start=s["start"])
+                if not any(a <= i < b for a, b in removed)
+            )
+            assert to_simplified(kept) == s["zh"]
+            assert p["start"] <= s["start"] < s["end"] <= p["end"]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_ids_are_unique_and_the_same_in_md_and_json(seed_output, stem):
+    data = load_json(seed_output / f"{stem}.json")
+    ids = [p["id"] for p in data["paragraphs"]]
+    ids += [s["id"] for p in data["paragraphs"] for s in p["sentences"]]
+    assert len(ids) == len(set(ids))
+    md = (seed_output / f"{stem}.md").read_text(encoding="utf-8")
+    anchors = re.findall(r'<a id="([^"]+)"></a>', md)
+    assert anchors == [p["id"] for p in data["paragraphs"]]
+
+
+def test_sentence_layout_anchors_every_sentence(tmp_path, seed_output):
+    assert run_cli(SEEDS[0], "-o", tmp_path, "--translator", "none", "--layout", "sentence") == 0
+    data = load_json(tmp_path / f"{SEEDS[0].stem}.json")
+    md = (tmp_path / f"{SEEDS[0].stem}.md").read_text(encoding="utf-8")
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', md))
+    sentence_ids = {s["id"] for p in data["paragraphs"][1:] for s in p["sentences"]}
+    assert sentence_ids <= anchors
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_traditional_only_character_in_any_zh(seed_output, stem):
+    data = load_json(seed_output / f"{stem}.json")
+    for p in data["paragraphs"]:
+        for s in p["sentences"]:
+            bad = [
+                c
+                for c in s["zh"]
+                if hanzidentifier.is_traditional(c) and not hanzidentifier.is_simplified(c)
+            ]
+            assert bad == [], s["zh"]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_front_matter_parses_and_counts_match(seed_output, stem):
+    md = (seed_output / f"{stem}.md").read_text(encoding="utf-8")
+    assert md.startswith("---\n")
+    meta = yaml.safe_load(md.split("---\n")[1])
+    data = load_json(seed_output / f"{stem}.json")
+    assert meta["paragraphs"] == len(data["paragraphs"])
+    assert meta["sentences"] == sum(len(p["sentences"]) for p in data["paragraphs"])
+    assert meta["source_sha256"] == data["source"]["sha256"]
+    assert meta["title"] == data["paragraphs"][0]["zh"]
+    assert meta["generated_by"].startswith("pipeline ")
+    assert sum(meta["removals"].values()) == len(data["removed"]) + len(data.get("repaired", []))
+
+
+def test_two_runs_are_byte_identical(tmp_path, seed_output):
+    assert run_cli(INPUT, "-o", tmp_path, "--translator", "none", "--quiet") == 0
+    for path in seed_output.iterdir():
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_no_temporary_files_left_behind(seed_output):
+    assert [p.name for p in seed_output.iterdir() if p.name.startswith(".")] == []
+
+
+def test_inputs_are_never_modified(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    article = src / "a.txt"
+    article.write_bytes(SEEDS[1].read_bytes())
+    before = article.stat().st_mtime_ns, article.read_bytes()
+    assert run_cli(src, "-o", tmp_path / "out", "--translator", "none", "-q") == 0
+    assert (article.stat().st_mtime_ns, article.read_bytes()) == before
+
+
+def test_missing_input_fails_with_exit_1_but_others_are_written(tmp_path, capsys):
+    code = run_cli(SEEDS[0], tmp_path / "nope.txt", "-o", tmp_path / "out", "--translator", "none")
+    assert code == 1
+    assert (tmp_path / "out" / f"{SEEDS[0].stem}.md").is_file()
+    assert "nope.txt" in capsys.readouterr().err
+
+
+def test_usage_error_exits_2():
+    with pytest.raises(SystemExit) as exc:
+        run_cli("input", "--layout", "poster")
+    assert exc.value.code == 2
+
+
+def test_help_explains_every_option():
+    out = subprocess.run(
+        [sys.executable, "-m", "pipeline", "run", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    for option in (
+        "--output",
+        "--translator",
+        "--layout",
+        "--user-dict",
+        "--jobs",
+        "--quiet",
+        "--verbose",
+        "--keep",
+        "--spam-words",
+        "example",
+    ):
+        assert option in out
