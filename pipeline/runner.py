@@ -57,11 +57,23 @@ def discover(inputs: list[Path]) -> tuple[list[InputFile], list[tuple[str, str]]
     return found, missing
 
 
+MAX_CLEANING_ROUNDS = 3
+
+
 def clean_document(doc: Document, settings: Settings) -> Document:
-    """The removal stages, minus those turned off with --keep."""
-    for name, stage in CLEANING:
-        if settings.enabled(name):
-            doc = stage(doc, settings)
+    """The removal stages (minus those turned off with --keep), repeated until nothing changes.
+
+    One stage's cut can expose junk another stage recognises (a `?` left alone once an image
+    name beside it is gone), so a second round makes cleaning idempotent: cleaning clean
+    output removes nothing.
+    """
+    for _ in range(MAX_CLEANING_ROUNDS):
+        before = doc.edits
+        for name, stage in CLEANING:
+            if settings.enabled(name):
+                doc = stage(doc, settings)
+        if doc.edits == before:
+            break
     return doc
 
 

@@ -37,6 +37,7 @@ def url_spans(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in URL_RE.finditer(text)]
 
 
+@lru_cache(maxsize=65536)
 def plain_syllable(reading: str) -> str:
     """`Zhù`, `zhu4`, `lǜ`, `lv` → `zhu`, `zhu`, `lu`, `lu`: a comparable toneless form."""
     s = unicodedata.normalize("NFD", reading.lower())

@@ -44,13 +44,14 @@ _RELATED_MAX_ITEMS = 15
 
 
 @lru_cache(maxsize=1)
-def _line_patterns() -> tuple[re.Pattern, ...]:
-    return tuple(re.compile(p, re.I) for p in data_lines("boilerplate.txt"))
+def _line_pattern() -> re.Pattern:
+    """All chrome patterns as one alternation: one regex call per line."""
+    return re.compile("|".join(f"(?:{p})" for p in data_lines("boilerplate.txt")), re.I)
 
 
 def is_chrome_line(line: str) -> bool:
     """Does a stripped, character-Simplified line match a chrome pattern or look like a menu?"""
-    return any(p.fullmatch(line) for p in _line_patterns()) or _is_menu(line)
+    return _line_pattern().fullmatch(line) is not None or _is_menu(line)
 
 
 def _is_menu(line: str) -> bool:
@@ -104,11 +105,12 @@ def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]
     if is_chrome_line(line):
         return [Change(a, b, "site chrome")]
     changes = []
-    protected = url_spans(text[a:b])
     footer = _GLUED_FOOTERS.search(line)
     if footer and re.search(f"[{HAN}A-Za-z0-9]", line[: footer.start()]):
         changes.append(Change(a + footer.start(), b, "footer glued to content"))
-    for m in _INLINE_IMAGES.finditer(line):
+    images = list(_INLINE_IMAGES.finditer(line))
+    protected = url_spans(text[a:b]) if images else []
+    for m in images:
         inside_url = any(ua <= m.start() < ub for ua, ub in protected)
         if not inside_url and (not footer or a + m.start() < a + footer.start()):
             changes.append(Change(a + m.start(), a + m.end(), "image file name"))

@@ -21,11 +21,12 @@ from pipeline.text import HAN, lines, url_spans
 
 STAGE = "normalize"
 
-# Invisible or control characters; C1 controls (\x80-\x9f) only outside mojibake runs.
+# Invisible or control characters. C1 controls (\x80-\x9f) are handled after mojibake repair.
 _INVISIBLE = re.compile(
     "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180e"
-    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f\r\x80-\x9f]+"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f\r]+"
 )
+_C1_CONTROLS = re.compile("[\x80-\x9f]+")
 
 # --- mojibake -------------------------------------------------------------------------------
 
@@ -38,6 +39,7 @@ _CP1252_BYTES = {
 _HIGH = "\u0080-\u00ff\u0100-\u07ff" + "".join(_CP1252_BYTES)
 _MOJIBAKE_RUN = re.compile(f"[{_HIGH}][{_HIGH}\x40-\x7e]*")
 _LATIN1_LETTERS = re.compile("[\u00a0-\u00ff]")
+_HAN_CHAR = re.compile(f"[{HAN}]")
 _MIN_HIGH_CHARS = 4
 
 
@@ -63,9 +65,7 @@ def _decode_gbk(data: bytes) -> str | None:
             ch = data[i : i + 2].decode("gbk")
         except UnicodeDecodeError:
             return None
-        if len(ch) != 1 or not (
-            re.match(f"[{HAN}]", ch) or ch in "，。、：；！？“”‘’（）《》【】…—·"
-        ):
+        if len(ch) != 1 or not (_HAN_CHAR.match(ch) or ch in "，。、：；！？“”‘’（）《》【】…—·"):
             return None
         out.append(ch)
         i += 2
@@ -100,8 +100,8 @@ def _best_repair(run: str) -> tuple[int, int, str] | None:
             repaired = _decode_gbk(b"".join(_char_bytes(c) for c in run[start:end]))
             if repaired is None:
                 continue
-            han = sum(1 for c in repaired if ord(c) > 0x7F)
-            if han >= 2 and _common_ratio(repaired) >= 0.5:
+            han = sum(1 for c in repaired if _HAN_CHAR.match(c))
+            if han >= 2 and _common_ratio(repaired) >= 0.6:
                 return start, end, repaired
             break
     return None
@@ -210,20 +210,18 @@ def _nfc_changes(text: str) -> list[Change]:
     return changes
 
 
-def _invisible_changes(text: str, skip: list[Change]) -> list[Change]:
-    def inside(pos: int) -> bool:
-        return any(c.start <= pos < c.end for c in skip)
-
+def _invisible_changes(text: str, pattern: re.Pattern) -> list[Change]:
     return [
-        Change(m.start(), m.end(), "invisible or control character")
-        for m in _INVISIBLE.finditer(text)
-        if not inside(m.start())
+        Change(m.start(), m.end(), "invisible or control character") for m in pattern.finditer(text)
     ]
 
 
 def normalize(doc: Document, settings: Settings) -> Document:
+    # Invisible characters first, so they cannot split a mojibake run; C1 controls wait until
+    # after the repair, because inside mojibake they are bytes of a character.
+    doc = doc.apply(STAGE, _invisible_changes(doc.view.text, _INVISIBLE))
+    doc = doc.apply(STAGE, _mojibake_changes(doc.view.text))
     text = doc.view.text
-    mojibake = _mojibake_changes(text)
-    changes = [*mojibake, *_invisible_changes(text, mojibake)]
-    changes += _nfc_changes(text) + _lost_character_changes(text)
+    changes = _invisible_changes(text, _C1_CONTROLS) + _nfc_changes(text)
+    changes += _lost_character_changes(text)
     return doc.apply(STAGE, _drop_overlaps(sorted(changes, key=lambda c: (c.start, -c.end))))

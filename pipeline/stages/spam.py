@@ -14,7 +14,9 @@ Spam glued to content on one line is cut at the boundary; the content stays.
 
 from __future__ import annotations
 
+import bisect
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import ahocorasick
@@ -285,15 +287,29 @@ def content_words(text: str) -> list[str]:
     return words
 
 
-def is_off_topic(line: str, rest: str, min_words: int = 3, max_shared: float = 0.0) -> bool:
-    """True if at most `max_shared` of the line's content words occur in the rest of the text."""
-    if han_count(rest) < 120:
+@dataclass(frozen=True)
+class Article:
+    """The matching form of the whole text and the line being judged, which must not count."""
+
+    matched: str
+    han: int
+    skip: tuple[int, int]
+
+    def mentions(self, word: str) -> bool:
+        i = self.matched.find(word)
+        while i != -1 and self.skip[0] <= i < self.skip[1]:
+            i = self.matched.find(word, self.skip[1])
+        return i != -1
+
+
+def is_off_topic(line: str, article: Article, min_words: int = 3, max_shared: float = 0.0) -> bool:
+    """True if at most `max_shared` of the line's content words occur elsewhere in the text."""
+    if article.han - han_count(line) < 120:
         return False  # too little article to judge against
     words = set(content_words(line))
     if len(words) < min_words:
         return False
-    rest_lower = rest.lower()
-    shared = sum(1 for w in words if w in rest_lower)
+    shared = sum(1 for w in words if article.mentions(w))
     return shared / len(words) <= max_shared
 
 
@@ -307,28 +323,29 @@ def _off_topic_changes(
     for pos, i in enumerate(nonblank):
         if i in removed_lines:
             candidates.update(nonblank[max(pos - 1, 0) : pos + 2])
+    total_han = han_count(matched)
     changes = []
     for i in sorted(candidates - removed_lines):
         start, end = spans[i]
         line = text[start:end].strip()
-        rest = matched[:start] + matched[end:]
-        if 0 < len(line) <= max_chars // 2 and is_off_topic(line, rest):
+        article = Article(matched, total_han, (start, end))
+        if 0 < len(line) <= max_chars // 2 and is_off_topic(line, article):
             changes.append(Change(start, end, "off-topic headline"))
         elif i == nonblank[0]:
-            changes += _suffix_changes(text[start:end], start, rest)
+            changes += _suffix_changes(text[start:end], start, article)
     return changes
 
 
 _SUFFIX_SEPARATOR = re.compile(r"[_｜|]")
 
 
-def _suffix_changes(line: str, offset: int, rest: str) -> list[Change]:
+def _suffix_changes(line: str, offset: int, article: Article) -> list[Change]:
     """`Real title_unrelated keywords`: cut trailing segments that share nothing with the text."""
     seps = list(_SUFFIX_SEPARATOR.finditer(line))
     cut = None
     for sep in reversed(seps):
         segment = line[sep.end() :] if cut is None else line[sep.end() : cut]
-        if not segment.strip() or not is_off_topic(segment, rest, min_words=1, max_shared=0.34):
+        if not segment.strip() or not is_off_topic(segment, article, min_words=1, max_shared=0.34):
             break
         cut = sep.start()
     if cut is None or han_count(line[:cut]) < 4:
@@ -362,9 +379,11 @@ def spam(doc: Document, settings: Settings) -> Document:
     spans = list(lines(text))
     extra = tuple(settings.spam_words)
     changes: list[Change] = []
+    anchor = re.compile(rf"[a-z]{{{settings.pinyin_run_min_letters},}}")
     for start, end in spans:
         line = text[start:end]
-        changes += _pinyin_ad_changes(line, start, settings.pinyin_run_min_letters)
+        if anchor.search(line):
+            changes += _pinyin_ad_changes(line, start, settings.pinyin_run_min_letters)
         changes += _jammer_changes(line, start)
     changes += _keyword_changes(text, spans, matched, _is_topical(matched, spans, extra), extra)
     removed = _fully_removed_lines(text, spans, changes)
@@ -375,12 +394,13 @@ def spam(doc: Document, settings: Settings) -> Document:
 def _fully_removed_lines(
     text: str, spans: list[tuple[int, int]], changes: list[Change]
 ) -> set[int]:
-    removed = set()
-    for i, (a, b) in enumerate(spans):
-        covered = sum(max(0, min(c.end, b) - max(c.start, a)) for c in changes)
-        if text[a:b].strip() and covered >= len(text[a:b].strip()):
-            removed.add(i)
-    return removed
+    starts = [a for a, _ in spans]
+    covered: dict[int, int] = {}
+    for c in changes:
+        i = bisect.bisect_right(starts, c.start) - 1
+        a, b = spans[i]
+        covered[i] = covered.get(i, 0) + max(0, min(c.end, b) - max(c.start, a))
+    return {i for i, n in covered.items() if n >= len(text[spans[i][0] : spans[i][1]].strip())}
 
 
 def _without_overlaps(changes: list[Change]) -> list[Change]:

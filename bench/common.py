@@ -1,0 +1,34 @@
+"""Shared benchmark helpers: the replicated sample corpus, timing, memory."""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+def sample_text(target_bytes: int = 5_000_000) -> str:
+    """The seed articles, concatenated and replicated to about `target_bytes` of UTF-8."""
+    seeds = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "input").glob("*.txt")))
+    copies = max(1, round(target_bytes / len(seeds.encode("utf-8"))))
+    return "\n".join([seeds] * copies)
+
+
+def timed(fn: Callable[[], T], repeat: int = 1) -> tuple[float, T]:
+    """Best wall time of `repeat` runs, and the last result."""
+    best = float("inf")
+    result = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,0 +1,41 @@
+"""Throughput of every text stage on the samples replicated to ~5 MB."""
+
+from __future__ import annotations
+
+from bench.common import sample_text, timed
+from pipeline.document import Document, Source
+from pipeline.runner import clean_document
+from pipeline.settings import Settings
+from pipeline.stages import CLEANING, convert, split, words
+from pipeline.stages.words import tokenizer
+
+
+def run(target_bytes: int = 5_000_000) -> list[dict]:
+    text = sample_text(target_bytes)
+    mb = len(text.encode("utf-8")) / 1e6
+    settings = Settings()
+    tokenizer().initialize()  # load dictionaries before timing: once per process
+    clean_document(Document("發(fā)", Source("w", "", "utf-8", 3)), settings)  # warm caches
+
+    rows = []
+    doc = Document(text, Source("bench", "", "utf-8", len(text)))
+    for name, stage in CLEANING:
+        seconds, doc = timed(lambda stage=stage, doc=doc: stage(doc, settings))
+        rows.append(_row(name, seconds, len(text), mb))
+    seconds, _ = timed(lambda: clean_document(Document(text, doc.source), settings))
+    rows.append(_row("cleaning (all rounds)", seconds, len(text), mb))
+    for name, fn in (("split", split), ("convert", convert)):
+        seconds, doc = timed(lambda fn=fn, doc=doc: fn(doc))
+        rows.append(_row(name, seconds, len(text), mb))
+    seconds, doc = timed(lambda: words(doc))
+    rows.append(_row("segment (jieba words)", seconds, len(text), mb))
+    return rows
+
+
+def _row(stage: str, seconds: float, chars: int, mb: float) -> dict:
+    return {
+        "stage": stage,
+        "seconds": round(seconds, 3),
+        "chars_per_s": round(chars / seconds),
+        "mb_per_s": round(mb / seconds, 2),
+    }

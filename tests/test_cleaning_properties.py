@@ -1,0 +1,94 @@
+"""Properties of the cleaner on arbitrary text: it never raises, never overlaps, is idempotent."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.runner import clean_document
+from pipeline.settings import Settings
+from tests.conftest import SEEDS, make_doc
+
+# Text built from the pieces dirty pages are made of, plus arbitrary Unicode.
+PIECES = st.sampled_from(
+    [
+        "發",
+        "(fā)",
+        "（",
+        "）",
+        "(",
+        ")",
+        "?",
+        "??",
+        "\n",
+        " ",
+        "，",
+        "。",
+        "谷歌",
+        "模型",
+        "haidaobuyujiuyou",
+        "xiaomi",
+        "【",
+        "】",
+        "返回搜狐，查看更多",
+        "责任编辑：",
+        "Çå½à",
+        "ÐÐÒµ",
+        "\u200b",
+        "https://a.b/c?d=1",
+        "5 m7 A  f. D( t' n/ L, K",
+        "开奖结果",
+        "(LLM)",
+        "xún)",
+        "e\u0301",
+        "\ufeff",
+        "1. ",
+        "640?wx_fmt=png",
+        "•",
+    ]
+)
+DIRTY = st.lists(st.one_of(PIECES, st.text(max_size=5)), max_size=40).map("".join)
+
+
+def check_edits(text: str) -> None:
+    doc = clean_document(make_doc(text), Settings())
+    prev_end = 0
+    for edit in doc.edits:
+        assert prev_end <= edit.start < edit.end <= len(text)
+        assert edit.text == text[edit.start : edit.end]
+        prev_end = edit.end
+    # every character outside the edits survives, in order
+    kept, pos = [], 0
+    for edit in doc.edits:
+        kept.append(text[pos : edit.start] + edit.replacement)
+        pos = edit.end
+    kept.append(text[pos:])
+    assert doc.view.text == "".join(kept)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(DIRTY)
+def test_edits_are_inside_disjoint_and_lossless_on_dirty_text(text):
+    check_edits(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_arbitrary_unicode_never_raises(text):
+    check_edits(text)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(DIRTY)
+def test_cleaning_is_idempotent(text):
+    once = clean_document(make_doc(text), Settings()).view.text
+    twice = clean_document(make_doc(once), Settings())
+    assert twice.edits == (), [(e.stage, e.reason, e.text) for e in twice.edits]
+
+
+@pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.stem)
+def test_cleaning_clean_seed_output_removes_nothing(path):
+    once = clean_document(make_doc(path.read_text(encoding="utf-8")), Settings()).view.text
+    again = clean_document(make_doc(once), Settings())
+    assert again.edits == (), [(e.stage, e.reason, e.text) for e in again.edits]
