@@ -71,6 +71,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="Marian model: hub id or local directory (default: %(default)s)",
     )
     run.add_argument(
+        "--beams",
+        type=int,
+        metavar="N",
+        help="beam size for Marian (default: the model's generation_config)",
+    )
+    run.add_argument(
+        "--max-new-tokens",
+        type=int,
+        metavar="N",
+        help="most tokens Marian may generate per sentence (default: twice the input, +16)",
+    )
+    run.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where translations and the gloss index are cached (default: user cache dir)",
+    )
+    run.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the translation cache"
+    )
+    run.add_argument(
         "--layout",
         choices=("paragraph", "sentence", "table"),
         default="paragraph",
@@ -131,6 +151,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         spam_words=settings.spam_words + tuple(args.spam_words),
         keep=tuple(sorted(set(settings.keep) | set(args.keep))),
         jobs=max(1, args.jobs),
+        beams=args.beams,
+        max_new_tokens=args.max_new_tokens,
+        cache_dir=args.cache_dir or settings.cache_dir,
+        use_cache=settings.use_cache and not args.no_cache,
     )
 
 

@@ -11,7 +11,7 @@ from pipeline.document import Document
 from pipeline.read import InputError, read_document
 from pipeline.settings import Settings
 from pipeline.stages import CLEANING, convert, split, words
-from pipeline.translate import NONE_DESCRIPTION, Translator
+from pipeline.translate import NONE_DESCRIPTION, Translator, translate_all
 from pipeline.write.files import write_atomic
 from pipeline.write.index import render_index
 from pipeline.write.json_doc import render_json
@@ -84,16 +84,22 @@ def prepare(doc: Document, settings: Settings) -> Document:
     return words(doc, settings.user_dicts)
 
 
-def translate_documents(docs: list[Document], translator: Translator) -> list[Document]:
+def translate_documents(
+    docs: list[Document], translator: Translator, settings: Settings
+) -> list[Document]:
     """Translate every sentence of every document in one call, so the backend can batch."""
     sentences = [s.zh for d in docs for p in d.paragraphs for s in p.sentences]
-    english = iter(translator.translate(sentences))
+    english = iter(translate_all(translator, sentences, settings))
     out = []
     for doc in docs:
         paragraphs = []
         for p in doc.paragraphs:
-            sents = tuple(replace(s, en=next(english)) for s in p.sentences)
-            paragraphs.append(replace(p, sentences=sents, en=" ".join(s.en for s in sents if s.en)))
+            sents = []
+            for s in p.sentences:
+                t = next(english)
+                sents.append(replace(s, en=t.en, flag=t.flag))
+            en = " ".join(s.en for s in sents if s.en)
+            paragraphs.append(replace(p, sentences=tuple(sents), en=en))
         out.append(doc.replace(paragraphs=tuple(paragraphs)))
     return out
 
@@ -120,7 +126,7 @@ def run(
 
     description = translator.describe() if translator else NONE_DESCRIPTION
     if translator and prepared:
-        docs = translate_documents([d for _, d in prepared], translator)
+        docs = translate_documents([d for _, d in prepared], translator, settings)
         prepared = [(f, d) for (f, _), d in zip(prepared, docs, strict=True)]
 
     index_rows = []

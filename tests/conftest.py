@@ -1,7 +1,16 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
+
+# No test reads the user's caches or reaches a hub. Set before anything imports
+# huggingface_hub, which reads these once.
+_HOME = Path(tempfile.mkdtemp(prefix="pipeline-tests-"))
+os.environ["XDG_CACHE_HOME"] = str(_HOME / "cache")
+os.environ["HF_HOME"] = str(_HOME / "hf")
+os.environ["HF_HUB_OFFLINE"] = "1"
 
 import pytest
 
@@ -26,6 +35,24 @@ def clean(text: str, settings: Settings | None = None) -> Document:
 
 def run_cli(*args: str | Path) -> int:
     return main(["run", *map(str, args)])
+
+
+def seed_sentences() -> list[str]:
+    return [
+        line for p in SEEDS for line in p.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """A random-weight Marian model with a sentencepiece model trained here on the seeds."""
+    from pipeline.translate.random_model import build_random_marian
+
+    return build_random_marian(
+        tmp_path_factory.mktemp("model") / "tiny-marian",
+        seed_sentences(),
+        generation={"min_new_tokens": 2},
+    )
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,275 @@
+"""marian: MarianMT (default Helsinki-NLP/opus-mt-zh-en) through transformers + sentencepiece.
+
+- The model loads once per run with `from_pretrained`, from a local directory or the Hugging
+  Face cache; the hub is asked only when the model is not cached, HF_HUB_OFFLINE is unset and
+  the hub answers within seconds — a run never hangs on the network.
+- Sentences from every document of the run are de-duplicated, sorted by length and batched by
+  a token budget; the original order is restored.
+- Nothing is truncated: a sentence longer than `max_input_tokens` is split at clause boundaries
+  (，；： then 、 then spaces) and the parts' translations joined.
+- Protected spans (URLs, numbers, Latin names…) go through as placeholders (protect.py).
+- Generation follows the model's generation_config unless --beams / --max-new-tokens say
+  otherwise; output length is capped relative to the input; an empty or looping output is
+  retried greedily with no_repeat_ngram_size, and flagged "suspect" if still bad.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pipeline.translate.base import Translation, TranslatorUnavailable
+from pipeline.translate.protect import has_han, mask, unmask
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "Helsinki-NLP/opus-mt-zh-en"
+MODEL_FILES = ["*.json", "*.spm", "*.safetensors", "*.bin", "*.txt"]
+HUB_PROBE_TIMEOUT_S = 3.0
+_CLAUSE_SEPARATORS = ("，；：,;:", "、", " ")
+_PLACEHOLDER = re.compile(r"XPH\d+X")
+_LOOP = re.compile(r"(.{2,40}?)(?:\s*\1){3,}", re.S)
+
+
+def how_to_provide(model: str) -> str:
+    return (
+        f"To use MarianMT, give a local copy with --model /path/to/dir, or on a connected "
+        f"machine run `hf download {model}` (older: `huggingface-cli download {model}`) and "
+        f"copy the Hugging Face cache here (set HF_HOME to where it lies)."
+    )
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _hub_reachable() -> bool:
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    try:
+        with socket.create_connection((url.hostname, url.port or 443), HUB_PROBE_TIMEOUT_S):
+            return True
+    except OSError:
+        return False
+
+
+def _local_revision(path: Path) -> str:
+    """A stand-in revision for a local directory: changes when its weights change."""
+    weights = sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin"))
+    stamp = [(w.name, w.stat().st_size, w.stat().st_mtime_ns) for w in weights]
+    import hashlib
+
+    return "local-" + hashlib.sha256(repr((str(path.resolve()), stamp)).encode()).hexdigest()[:12]
+
+
+def resolve_model(model: str) -> tuple[Path, str | None]:
+    """A local directory holding `model`, and its revision; or TranslatorUnavailable."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise TranslatorUnavailable(f"{path} is not a model directory (no config.json)")
+        return path, _local_revision(path)
+    if model.startswith((".", "/", "~")) or model.count("/") > 1:
+        raise TranslatorUnavailable(f"model directory {model} does not exist")
+    from huggingface_hub import constants, snapshot_download
+
+    try:
+        cached = snapshot_download(model, local_files_only=True, allow_patterns=MODEL_FILES)
+        return Path(cached), Path(cached).name
+    except Exception as exc:  # not in the cache (or a broken cache entry)
+        reason = f"{model} is not in the Hugging Face cache ({constants.HF_HUB_CACHE})"
+        if constants.HF_HUB_OFFLINE or _env_flag("HF_HUB_OFFLINE"):
+            raise TranslatorUnavailable(f"{reason} and HF_HUB_OFFLINE is set") from exc
+    if not _hub_reachable():
+        raise TranslatorUnavailable(f"{reason} and the hub cannot be reached")
+    try:
+        fetched = snapshot_download(model, allow_patterns=MODEL_FILES, etag_timeout=10)
+    except Exception as exc:
+        raise TranslatorUnavailable(f"could not download {model}: {exc}") from exc
+    return Path(fetched), Path(fetched).name
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def is_bad_output(text: str) -> bool:
+    """Empty, or a loop: a chunk repeated four times or more, or very few distinct words."""
+    if not text.strip():
+        return True
+    if _LOOP.search(text):
+        return True
+    words = text.split()
+    return len(words) >= 12 and len(set(words)) / len(words) < 0.3
+
+
+@dataclass
+class _Unit:
+    text: str  # masked text sent to the model
+    tokens: int
+
+
+class MarianTranslator:
+    """Real MarianMT translation; `model_calls` counts `generate` calls (batches)."""
+
+    cacheable = True
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        beams: int | None = None,
+        max_new_tokens: int | None = None,
+        max_input_tokens: int = 200,
+        token_budget: int = 6000,
+        max_batch: int = 64,
+        progress: bool | None = None,
+    ):
+        path, self.revision = resolve_model(model)
+        import torch
+        from transformers import MarianMTModel, MarianTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        torch.set_num_threads(available_cores())
+        try:
+            self.tokenizer = MarianTokenizer.from_pretrained(path)
+            self.model = MarianMTModel.from_pretrained(path).eval()
+        except Exception as exc:
+            raise TranslatorUnavailable(f"cannot load Marian model from {path}: {exc}") from exc
+        self.model_name = model
+        self.max_input_tokens = min(max_input_tokens, self.tokenizer.model_max_length - 2)
+        self.token_budget = token_budget
+        self.max_batch = max_batch
+        config = self.model.generation_config
+        self.beams = beams or config.num_beams or 1
+        self.max_new_tokens = max_new_tokens
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.model_calls = 0
+
+    def describe(self) -> dict:
+        return {"backend": "marian", "model": self.model_name, "revision": self.revision}
+
+    def settings(self) -> dict:
+        """Generation settings that change the output (part of the cache key)."""
+        return {
+            "beams": self.beams,
+            "max_new_tokens": self.max_new_tokens,
+            "max_input_tokens": self.max_input_tokens,
+        }
+
+    # -- splitting -----------------------------------------------------------------------
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text).input_ids)
+
+    def split_long(self, text: str) -> list[str]:
+        """Pieces of `text` of at most `max_input_tokens` tokens, cut at clause boundaries."""
+        if self.count_tokens(text) <= self.max_input_tokens:
+            return [text]
+        for separators in _CLAUSE_SEPARATORS:
+            parts = [p for p in re.split(f"(?<=[{re.escape(separators)}])", text) if p]
+            if len(parts) > 1:
+                return [piece for chunk in self._pack(parts) for piece in self.split_long(chunk)]
+        middle = len(text) // 2
+        for m in _PLACEHOLDER.finditer(text):  # never cut a placeholder in two
+            if m.start() < middle < m.end():
+                middle = m.end()
+        if middle >= len(text):
+            return [text]
+        return self.split_long(text[:middle]) + self.split_long(text[middle:])
+
+    def _pack(self, parts: list[str]) -> list[str]:
+        chunks: list[str] = []
+        for part in parts:
+            joined = chunks[-1] + part if chunks else part
+            if chunks and self.count_tokens(joined) <= self.max_input_tokens:
+                chunks[-1] = joined
+            else:
+                chunks.append(part)
+        return chunks
+
+    # -- generation ----------------------------------------------------------------------
+
+    def _batches(self, units: list[_Unit]) -> list[list[int]]:
+        order = sorted(range(len(units)), key=lambda i: units[i].tokens)
+        batches: list[list[int]] = []
+        for i in order:
+            if batches:
+                batch = batches[-1]
+                longest = max(units[i].tokens, units[batch[-1]].tokens)
+                if len(batch) < self.max_batch and longest * (len(batch) + 1) <= self.token_budget:
+                    batch.append(i)
+                    continue
+            batches.append([i])
+        return batches
+
+    def _generate(self, texts: list[str], greedy: bool = False) -> list[str]:
+        import torch
+
+        inputs = self.tokenizer(texts, return_tensors="pt", padding=True)
+        longest = int(inputs["input_ids"].shape[1])
+        cap = 2 * longest + 16  # runaway guard: output length relative to the input
+        kwargs = {"max_new_tokens": min(self.max_new_tokens or cap, cap)}
+        if greedy:
+            kwargs.update(num_beams=1, do_sample=False, no_repeat_ngram_size=3)
+        else:
+            kwargs["num_beams"] = self.beams
+        with torch.inference_mode():
+            output = self.model.generate(**inputs, **kwargs)
+        self.model_calls += 1
+        return self.tokenizer.batch_decode(output, skip_special_tokens=True)
+
+    def _translate_units(self, units: list[_Unit]) -> tuple[list[str], set[int]]:
+        results = [""] * len(units)
+        batches = self._batches(units)
+        progress = None
+        if self.progress:
+            from tqdm import tqdm
+
+            progress = tqdm(total=len(units), desc="translating", unit="sent", leave=False)
+        for batch in batches:
+            for i, out in zip(batch, self._generate([units[i].text for i in batch]), strict=True):
+                results[i] = out
+            if progress:
+                progress.update(len(batch))
+        if progress:
+            progress.close()
+        bad = [i for i, out in enumerate(results) if is_bad_output(out)]
+        suspect: set[int] = set()
+        if bad:
+            log.info("retrying %d empty or looping translation(s) greedily", len(bad))
+            retried = self._generate([units[i].text for i in bad], greedy=True)
+            for i, out in zip(bad, retried, strict=True):
+                if is_bad_output(out):
+                    suspect.add(i)
+                    out = out if len(out) >= len(results[i]) else results[i]
+                results[i] = out
+        return results, suspect
+
+    def translate(self, sentences: list[str]) -> list[Translation]:
+        masked = [mask(s) for s in sentences]
+        pieces = [self.split_long(text) for text, _ in masked]
+        unique: dict[str, int] = {}
+        for text in (p for ps in pieces for p in ps):
+            if has_han(text) and text not in unique:
+                unique[text] = len(unique)
+        units = [_Unit(text, self.count_tokens(text)) for text in unique]
+        outputs, suspect = self._translate_units(units) if units else ([], set())
+        translations = []
+        for (_, spans), parts in zip(masked, pieces, strict=True):
+            english = [outputs[unique[p]] if p in unique else p for p in parts]
+            flagged = any(p in unique and unique[p] in suspect for p in parts)
+            flag = "suspect" if flagged else None
+            translations.append(Translation(unmask(" ".join(english), spans), flag))
+        return translations

@@ -1,0 +1,190 @@
+"""Translation: the real Marian path on a tiny random model built here, the cache, the gloss."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+from transformers import MarianMTModel
+
+from pipeline.settings import Settings
+from pipeline.text import HAN_RE, URL_RE
+from pipeline.translate import select_translator, translate_all
+from pipeline.translate.gloss import GlossTranslator, gloss_sentence
+from pipeline.translate.marian import MarianTranslator, is_bad_output
+from pipeline.translate.protect import mask, unmask
+from tests.conftest import INPUT, load_json, run_cli, seed_sentences
+
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+
+
+@pytest.fixture(scope="module")
+def marian(tiny_model) -> MarianTranslator:
+    return MarianTranslator(str(tiny_model), token_budget=200, progress=False)
+
+
+@pytest.fixture
+def count_generate(monkeypatch):
+    calls = {"n": 0}
+    original = MarianMTModel.generate
+
+    def counting(self, *args, **kwargs):
+        calls["n"] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MarianMTModel, "generate", counting)
+    return calls
+
+
+def test_cli_marian_gives_one_english_line_per_sentence(tmp_path, tiny_model):
+    code = run_cli(
+        INPUT,
+        "-o",
+        tmp_path,
+        "--translator",
+        "marian",
+        "--model",
+        tiny_model,
+        "--cache-dir",
+        tmp_path / "cache",
+        "-q",
+    )
+    assert code == 0
+    for path in sorted(tmp_path.glob("*.json")):
+        data = load_json(path)
+        assert data["translator"]["backend"] == "marian"
+        assert data["translator"]["model"] == str(tiny_model)
+        assert data["translator"]["revision"]
+        for p in data["paragraphs"]:
+            assert p["en"]
+            for s in p["sentences"]:
+                assert s["en"] and s["en"].strip(), s["id"]
+                for url in URL_RE.findall(s["zh"]):
+                    assert url in s["en"]
+                for number in NUMBER.findall(s["zh"]):
+                    assert number in s["en"], (s["zh"], s["en"])
+
+
+def test_order_is_kept_across_documents_and_batches(marian):
+    # Each sentence carries a protected tag; the tag must come back on its own sentence.
+    base = seed_sentences()[:40]
+    sentences = [f"{text[:30]}，标记 TAG{i:03d}。" for i, text in enumerate(base)]
+    sentences += sentences[:5]  # duplicates across "documents"
+    before = marian.model_calls
+    out = marian.translate(sentences)
+    assert marian.model_calls - before >= 3  # several batches under the small token budget
+    assert len(out) == len(sentences)
+    for i, (src, t) in enumerate(zip(sentences, out, strict=True)):
+        tag = re.search(r"TAG\d{3}", src).group()
+        assert tag in t.en, (i, src, t.en)
+        assert re.findall(r"TAG\d{3}", t.en) == [tag]
+
+
+def test_long_sentence_is_split_at_clauses_and_rejoined(marian):
+    clauses = [s.strip("。！？") for s in seed_sentences() if 10 < len(s) < 60]
+    long_sentence = ""
+    for clause in clauses:
+        if len(long_sentence) >= 2000:
+            break
+        long_sentence += clause + "，"
+    assert len(long_sentence) >= 2000
+    masked, _ = mask(long_sentence)
+    pieces = marian.split_long(masked)
+    assert len(pieces) > 5
+    assert "".join(pieces) == masked  # nothing dropped, nothing truncated
+    assert all(marian.count_tokens(p) <= marian.max_input_tokens for p in pieces)
+    assert all(p.endswith(("，", "；", "：", "、")) or p is pieces[-1] for p in pieces)
+    (result,) = marian.translate([long_sentence])
+    assert result.en.strip()
+    for number in NUMBER.findall(long_sentence):
+        assert number in result.en
+
+
+def test_text_without_han_is_not_sent_to_the_model(marian, count_generate):
+    settings = Settings(use_cache=False)
+    out = translate_all(marian, ["https://arxiv.org/abs/2105.04663", "Plane Strike"], settings)
+    assert [t.en for t in out] == ["https://arxiv.org/abs/2105.04663", "Plane Strike"]
+    assert count_generate["n"] == 0
+
+
+def test_cached_rerun_makes_zero_model_calls(tmp_path, tiny_model, count_generate):
+    args = (
+        INPUT,
+        "--translator",
+        "marian",
+        "--model",
+        tiny_model,
+        "--cache-dir",
+        tmp_path / "cache",
+        "-q",
+    )
+    assert run_cli(*args, "-o", tmp_path / "a") == 0
+    first = count_generate["n"]
+    assert first > 0
+    assert run_cli(*args, "-o", tmp_path / "b") == 0
+    assert count_generate["n"] == first
+    for path in (tmp_path / "a").glob("*.json"):
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+
+
+def test_auto_falls_back_to_gloss_with_a_clear_warning(tmp_path, caplog):
+    missing = tmp_path / "no-such-model"
+    with caplog.at_level(logging.WARNING):
+        code = run_cli(INPUT, "-o", tmp_path / "out", "--model", missing, "-q")
+    assert code == 0
+    warning = " ".join(r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+    assert str(missing) in warning and "--model" in warning and "gloss" in warning
+    data = load_json(tmp_path / "out" / "000_26b7244c99b2266e.json")
+    assert data["translator"]["backend"] == "gloss"
+
+
+def test_marian_without_a_model_exits_2(tmp_path, capsys):
+    code = run_cli(INPUT, "-o", tmp_path, "--translator", "marian", "--model", tmp_path / "nope")
+    assert code == 2
+    assert "nope" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.md"))
+
+
+def test_unreachable_hub_model_fails_fast_offline():
+    settings = Settings(translator="marian", model="Helsinki-NLP/opus-mt-zh-en")
+    with pytest.raises(Exception, match="HF_HUB_OFFLINE"):
+        select_translator(settings)
+
+
+def test_placeholders_round_trip_and_lost_ones_are_appended():
+    masked, spans = mask("Jeff Dean在TPU v4上达到了1.38倍，见https://a.org/x?y=1")
+    assert "Jeff" not in masked and "1.38" not in masked and "https" not in masked
+    assert unmask(masked, spans).startswith("Jeff Dean在TPU v4")
+    assert unmask("Something else entirely.", spans).endswith(
+        "Jeff Dean TPU v4 1.38 https://a.org/x?y=1"
+    )
+
+
+def test_bad_output_detection():
+    assert is_bad_output("")
+    assert is_bad_output("the the the the the the")
+    assert is_bad_output("model model model model model model model model model model model model")
+    assert not is_bad_output("Google released a new model for machine learning research.")
+
+
+def test_gloss_words():
+    g = GlossTranslator()
+    assert gloss_sentence("谷歌", g._index) == "Google"
+    assert gloss_sentence("机器学习", g._index) == "machine learning"
+    assert gloss_sentence("在MLPerf 2.0中提高了1.38倍", g._index).count("MLPerf 2.0") == 1
+    assert "1.38" in gloss_sentence("在MLPerf 2.0中提高了1.38倍", g._index)
+
+
+def test_gloss_of_the_seeds_has_no_han_and_is_labeled(tmp_path):
+    assert run_cli(INPUT, "-o", tmp_path, "--translator", "gloss", "-q") == 0
+    for path in tmp_path.glob("*.json"):
+        data = load_json(path)
+        assert data["translator"]["backend"] == "gloss"
+        for p in data["paragraphs"]:
+            for s in p["sentences"]:
+                assert s["en"] and not HAN_RE.search(s["en"]), (s["zh"], s["en"])
+        md = path.with_suffix(".md").read_text(encoding="utf-8")
+        assert "translator: gloss" in md and "not a translation" in md
+        quotes = [ln for ln in md.splitlines() if ln.startswith("> ")]
+        assert quotes and all(ln.startswith("> (gloss) ") for ln in quotes)
