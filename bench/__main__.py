@@ -1,26 +1,37 @@
-"""`python -m bench`: print one table of throughput figures and write bench/results.json."""
+"""`python -m bench`: print throughput tables and write bench/results.json."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from bench import text_stages
+from bench import text_stages, translation
 from bench.common import ROOT, peak_rss_mb
+
+
+def _table(rows: list[dict]) -> str:
+    keys = list(rows[0])
+    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
+    lines = ["  ".join(k.ljust(widths[k]) for k in keys)]
+    lines += ["  ".join(str(r[k]).ljust(widths[k]) for k in keys) for r in rows]
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=float, default=5.0, help="size of the replicated corpus")
+    parser.add_argument("--sentences", type=int, default=32, help="sentences to translate")
+    parser.add_argument("--skip-translation", action="store_true")
     args = parser.parse_args()
 
-    rows = text_stages.run(int(args.mb * 1e6))
-    print(f"{'stage':28} {'seconds':>8} {'chars/s':>12} {'MB/s':>7}")
-    for r in rows:
-        print(f"{r['stage']:28} {r['seconds']:8.2f} {r['chars_per_s']:12,} {r['mb_per_s']:7.2f}")
-    rss = peak_rss_mb()
-    print(f"peak RSS: {rss:.0f} MB")
-    results = {"text_stages": rows, "peak_rss_mb": round(rss)}
+    results: dict = {}
+    results["text_stages"] = text_stages.run(int(args.mb * 1e6))
+    print(_table(results["text_stages"]), end="\n\n", flush=True)
+    if not args.skip_translation:
+        results["translation"] = translation.run(args.sentences)
+        print(_table(results["translation"]), end="\n\n")
+    results["peak_rss_mb"] = round(peak_rss_mb())
+    print(f"peak RSS: {results['peak_rss_mb']} MB")
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
 

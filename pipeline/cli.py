@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         type=Path,
         metavar="INPUT",
-        help="files or directories (searched recursively for *.txt and *.md)",
+        help="files, directories (searched recursively for .txt, .md, .html) or glob patterns",
     )
     run.add_argument(
         "-o",
@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the translation cache"
+    )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="redo every document, even those unchanged since the last run",
     )
     run.add_argument(
         "--layout",
@@ -155,6 +160,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         max_new_tokens=args.max_new_tokens,
         cache_dir=args.cache_dir or settings.cache_dir,
         use_cache=settings.use_cache and not args.no_cache,
+        force=args.force,
     )
 
 
@@ -183,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.runner import run  # imported late so --help stays fast
 
     report = run(args.inputs, args.output, settings, translator)
-    print(f"{len(report.written)} document(s) written to {args.output}/", file=sys.stderr)
+    skipped = f", {len(report.skipped)} unchanged" if report.skipped else ""
+    print(f"{len(report.written)} document(s) written to {args.output}/{skipped}", file=sys.stderr)
     for name, problem in report.warnings:
         print(f"warning: {name}: {problem}", file=sys.stderr)
     if report.failed:

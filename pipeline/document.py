@@ -157,6 +157,13 @@ class Document:
     def view(self) -> View:
         return View(self.original, self.edits)
 
+    def __getstate__(self) -> dict:
+        # The view is derived and large: rebuild it on the other side of a process boundary.
+        return {k: v for k, v in self.__dict__.items() if k != "view"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     def kept_text(self, start: int = 0, end: int | None = None) -> str:
         """The kept text of original[start:end]."""
         end = len(self.original) if end is None else end

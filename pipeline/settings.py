@@ -22,6 +22,7 @@ class Settings:
     max_new_tokens: int | None = None
     cache_dir: str | None = None
     use_cache: bool = True
+    force: bool = False  # redo documents whose input and settings are unchanged
     # Spam thresholds (see stages/spam.py for what they mean).
     pinyin_run_min_letters: int = 24
     spam_line_max_chars: int = 120

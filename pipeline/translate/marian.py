@@ -219,8 +219,8 @@ class MarianTranslator:
 
         inputs = self.tokenizer(texts, return_tensors="pt", padding=True)
         longest = int(inputs["input_ids"].shape[1])
-        cap = 2 * longest + 16  # runaway guard: output length relative to the input
-        kwargs = {"max_new_tokens": min(self.max_new_tokens or cap, cap)}
+        # Runaway guard: output length relative to the input, unless the user set a length.
+        kwargs = {"max_new_tokens": self.max_new_tokens or 2 * longest + 16}
         if greedy:
             kwargs.update(num_beams=1, do_sample=False, no_repeat_ngram_size=3)
         else:

@@ -88,6 +88,9 @@ def build_random_marian(
             vocab[piece] = len(vocab)
     arch = {**TINY, **(architecture or {})}
     vocab_size = max(arch.pop("vocab_size", 0), len(vocab) + 1)
+    # A full-size vocabulary: every id the model can emit must decode to a piece.
+    while len(vocab) < vocab_size - 1:
+        vocab[f"\u2581w{len(vocab)}"] = len(vocab)
     vocab["<pad>"] = vocab_size - 1
     (directory / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
     tokenizer_config = {"source_lang": "zh", "target_lang": "en", "model_max_length": 512}

@@ -9,9 +9,10 @@ from pipeline.document import Document
 SCHEMA = "pipeline/document@1"
 
 
-def document_to_dict(doc: Document, translator: dict) -> dict:
+def document_to_dict(doc: Document, translator: dict, pipeline: dict | None = None) -> dict:
     return {
         "schema": SCHEMA,
+        "pipeline": pipeline or {},
         "source": {
             "path": doc.source.path,
             "sha256": doc.source.sha256,
@@ -66,5 +67,6 @@ def _sentence(s) -> dict:
     return out
 
 
-def render_json(doc: Document, translator: dict) -> str:
-    return json.dumps(document_to_dict(doc, translator), ensure_ascii=False, indent=2) + "\n"
+def render_json(doc: Document, translator: dict, pipeline: dict | None = None) -> str:
+    data = document_to_dict(doc, translator, pipeline)
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
