@@ -24,5 +24,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
+# The long fuzz run: 10,000+ examples per property (make test runs a few hundred).
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q tests/test_fuzz.py tests/test_cleaning_properties.py
+
 clean:
 	rm -rf $(VENV) output

@@ -28,7 +28,7 @@ from pipeline.settings import Settings
 from pipeline.stages import CLEANING, convert, split, words
 from pipeline.text import han_count
 from pipeline.translate import NONE_DESCRIPTION, Translator, translate_all
-from pipeline.write.files import write_atomic
+from pipeline.write.files import remove_stale_temp_files, write_atomic
 from pipeline.write.index import render_index
 from pipeline.write.json_doc import render_json
 from pipeline.write.markdown import render_markdown
@@ -274,6 +274,8 @@ def run(
     translator: Translator | None = None,
 ) -> RunReport:
     report = RunReport()
+    if removed := remove_stale_temp_files(out_dir):
+        log.info("removed %d temporary file(s) left by an interrupted run", removed)
     files, problems = discover(inputs)
     report.failed.extend(problems)
     description = translator.describe() if translator else NONE_DESCRIPTION

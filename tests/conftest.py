@@ -13,11 +13,17 @@ os.environ["HF_HOME"] = str(_HOME / "hf")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from pipeline.cli import main
 from pipeline.document import Document, Source
 from pipeline.runner import prepare
 from pipeline.settings import Settings
+
+# `make test`: a few hundred examples per property; `make fuzz`: HYPOTHESIS_PROFILE=fuzz.
+hypothesis_settings.register_profile("default", max_examples=200, deadline=None)
+hypothesis_settings.register_profile("fuzz", max_examples=10_000, deadline=None)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parent.parent
 INPUT = ROOT / "input"

@@ -95,7 +95,10 @@ def test_one_bad_file_never_stops_the_batch(tmp_path, capsys, monkeypatch):
         return original_read(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
-    code = run_cli(src, tmp_path / "missing.txt", "-o", tmp_path / "out", "--translator", "none")
+    # --jobs 1: the patched read must run in this process
+    code = run_cli(
+        src, tmp_path / "missing.txt", "-o", tmp_path / "out", "--translator", "none", "--jobs", "1"
+    )
     err = capsys.readouterr().err
     assert code == 1
     assert (tmp_path / "out" / "good.md").is_file()

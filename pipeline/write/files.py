@@ -19,3 +19,13 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_temp_files(directory: Path) -> int:
+    """Temp files a killed run left behind (never a finished output); returns how many."""
+    if not directory.is_dir():
+        return 0
+    stale = list(directory.rglob(".*.tmp"))
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return len(stale)
