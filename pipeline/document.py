@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import sys
+from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edit:
     """A span of the original that is removed (replacement "") or repaired (replacement text)."""
 
@@ -30,7 +32,7 @@ class Edit:
         return self.replacement == ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Change:
     """What a stage asks for, in coordinates of the view it looked at."""
 
@@ -40,55 +42,56 @@ class Change:
     replacement: str = ""
 
 
-@dataclass(frozen=True)
-class _Segment:
-    view_start: int
-    orig_start: int
-    orig_end: int
-    length: int
-    identity: bool  # kept original text (True) or a repair's replacement text (False)
-
-
 class View:
-    """The kept text of a document and the map from each kept character back to the original."""
+    """The kept text of a document and the map from each kept character back to the original.
+
+    The map is a list of segments — runs of kept original text, or a repair's replacement —
+    held in flat integer arrays: a long document has hundreds of thousands of them.
+    """
 
     def __init__(self, original: str, edits: tuple[Edit, ...]):
         pieces: list[str] = []
-        segments: list[_Segment] = []
+        self._view_starts = array("q")
+        self._orig_starts = array("q")
+        self._orig_ends = array("q")
+        self._identity = bytearray()  # 1: kept original text, 0: replacement text
         pos = 0
         view_pos = 0
         for edit in edits:
             if edit.start > pos:
-                segments.append(_Segment(view_pos, pos, edit.start, edit.start - pos, True))
+                self._add(view_pos, pos, edit.start, True)
                 pieces.append(original[pos : edit.start])
                 view_pos += edit.start - pos
             if edit.replacement:
-                n = len(edit.replacement)
-                segments.append(_Segment(view_pos, edit.start, edit.end, n, False))
+                self._add(view_pos, edit.start, edit.end, False)
                 pieces.append(edit.replacement)
-                view_pos += n
+                view_pos += len(edit.replacement)
             pos = edit.end
         if pos < len(original):
-            segments.append(_Segment(view_pos, pos, len(original), len(original) - pos, True))
+            self._add(view_pos, pos, len(original), True)
             pieces.append(original[pos:])
         self.text = "".join(pieces)
-        self._segments = segments
-        self._view_starts = [s.view_start for s in segments]
-        self._orig_starts = [s.orig_start for s in segments]
+
+    def _add(self, view_start: int, orig_start: int, orig_end: int, identity: bool) -> None:
+        self._view_starts.append(view_start)
+        self._orig_starts.append(orig_start)
+        self._orig_ends.append(orig_end)
+        self._identity.append(identity)
 
     def __len__(self) -> int:
         return len(self.text)
 
-    def _segment_at(self, view_index: int) -> _Segment:
-        return self._segments[bisect.bisect_right(self._view_starts, view_index) - 1]
+    def _length(self, k: int) -> int:
+        nxt = self._view_starts[k + 1] if k + 1 < len(self._view_starts) else len(self.text)
+        return nxt - self._view_starts[k]
 
     def origin(self, view_index: int) -> tuple[int, int]:
         """The original span [start, end) that the view character at `view_index` stands for."""
-        seg = self._segment_at(view_index)
-        if seg.identity:
-            o = seg.orig_start + view_index - seg.view_start
+        k = bisect.bisect_right(self._view_starts, view_index) - 1
+        if self._identity[k]:
+            o = self._orig_starts[k] + view_index - self._view_starts[k]
             return o, o + 1
-        return seg.orig_start, seg.orig_end
+        return self._orig_starts[k], self._orig_ends[k]
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Map a view span [start, end) to the original span it covers."""
@@ -101,20 +104,19 @@ class View:
         """An original offset for an empty view span (insertion point)."""
         if view_index < len(self.text):
             return self.origin(view_index)[0]
-        return self._segments[-1].orig_end if self._segments else 0
+        return self._orig_ends[-1] if self._orig_ends else 0
 
     def from_original(self, orig_offset: int) -> int:
         """Number of view characters whose origin starts before `orig_offset`."""
         k = bisect.bisect_left(self._orig_starts, orig_offset) - 1
         if k < 0:
             return 0
-        seg = self._segments[k]
-        if seg.identity and orig_offset < seg.orig_end:
-            return seg.view_start + orig_offset - seg.orig_start
-        return seg.view_start + seg.length
+        if self._identity[k] and orig_offset < self._orig_ends[k]:
+            return self._view_starts[k] + orig_offset - self._orig_starts[k]
+        return self._view_starts[k] + self._length(k)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Source:
     path: str
     sha256: str
@@ -123,7 +125,7 @@ class Source:
     format: str = "text"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sentence:
     id: str
     start: int
@@ -134,7 +136,7 @@ class Sentence:
     flag: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Paragraph:
     id: str
     start: int
@@ -222,7 +224,8 @@ def merge_edits(
         # Keep whatever view text the widened span held outside the change (part of a repair).
         va, vb = view.from_original(lo), view.from_original(hi)
         kept = view.text[va:v_start] + replacement + view.text[v_end:vb]
-        new_edits.append(Edit(lo, hi, stage, reason, original[lo:hi], kept))
+        # Many edits share a reason ("reading of 發"): one string object serves them all.
+        new_edits.append(Edit(lo, hi, stage, sys.intern(reason), original[lo:hi], kept))
     merged = sorted(
         [e for i, e in enumerate(edits) if i not in absorbed] + new_edits, key=lambda e: e.start
     )
@@ -233,21 +236,20 @@ def _group_overlapping(
     view: View, edits: tuple[Edit, ...], changes: list[Change]
 ) -> list[tuple[int, int, str, str]]:
     """Unite changes that overlap in the view or in the original (through a shared repair)."""
-    groups: list[list] = []
+    groups: list[tuple[int, int, str, str]] = []
     last_orig_end = -1
     for c in changes:
         s, e = view.to_original(c.start, c.end)
         if groups and (c.start < groups[-1][1] or s < last_orig_end):
-            g = groups[-1]
-            if c.end > g[1]:
-                gap = view.text[g[1] : c.start] if c.start > g[1] else ""
-                g[2] += gap + c.replacement
-                g[1] = c.end
+            g_start, g_end, g_replacement, g_reason = groups[-1]
+            if c.end > g_end:
+                gap = view.text[g_end : c.start] if c.start > g_end else ""
+                groups[-1] = (g_start, c.end, g_replacement + gap + c.replacement, g_reason)
             last_orig_end = max(last_orig_end, e)
             continue
-        groups.append([c.start, c.end, c.replacement, c.reason])
+        groups.append((c.start, c.end, c.replacement, c.reason))
         last_orig_end = e
-    return [tuple(g) for g in groups]
+    return groups
 
 
 def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:

@@ -30,8 +30,8 @@ from pipeline.text import han_count
 from pipeline.translate import NONE_DESCRIPTION, Translator, translate_all
 from pipeline.write.files import remove_stale_temp_files, write_atomic
 from pipeline.write.index import render_index
-from pipeline.write.json_doc import render_json
-from pipeline.write.markdown import render_markdown
+from pipeline.write.json_doc import json_chunks
+from pipeline.write.markdown import render_markdown, shorten
 
 log = logging.getLogger(__name__)
 
@@ -236,8 +236,8 @@ def _index_row(file: InputFile, out_dir: Path) -> dict | None:
     return {
         "md": f"{file.out_stem.as_posix()}.md",
         "source": file.display,
-        "title": first.get("zh") or file.display,
-        "title_en": first.get("en"),
+        "title": shorten(first.get("zh")) or file.display,
+        "title_en": shorten(first.get("en")),
         "sentences": sum(len(p["sentences"]) for p in paragraphs),
         "removals": len(data.get("removed", [])) + len(data.get("repaired", [])),
         "translator": data.get("translator", {}).get("backend"),
@@ -346,4 +346,4 @@ def _write(
     meta = {"version": __version__, "fingerprint": fingerprint}
     # JSON last: it is what marks a document as done for the next run.
     write_atomic(Path(f"{stem}.md"), render_markdown(doc, description, settings.layout))
-    write_atomic(Path(f"{stem}.json"), render_json(doc, description, meta))
+    write_atomic(Path(f"{stem}.json"), json_chunks(doc, description, meta))

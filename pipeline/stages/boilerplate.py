@@ -109,10 +109,9 @@ def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]
     if footer and re.search(f"[{HAN}A-Za-z0-9]", line[: footer.start()]):
         changes.append(Change(a + footer.start(), b, "footer glued to content"))
     images = list(_INLINE_IMAGES.finditer(line))
-    protected = url_spans(text[a:b]) if images else []
+    urls = url_spans(text[a:b]) if images else None
     for m in images:
-        inside_url = any(ua <= m.start() < ub for ua, ub in protected)
-        if not inside_url and (not footer or a + m.start() < a + footer.start()):
+        if m.start() not in urls and (not footer or a + m.start() < a + footer.start()):
             changes.append(Change(a + m.start(), a + m.end(), "image file name"))
     return changes
 

@@ -164,11 +164,11 @@ def _lost_character_changes(text: str) -> list[Change]:
         line = text[start:end]
         if "?" not in line:
             continue
-        protected = url_spans(line)
+        urls = url_spans(line)
         for pattern, reason in _LOST_PATTERNS:
             for m in pattern.finditer(line):
                 mark = line.index("?", m.start())
-                if any(a <= mark < b for a, b in protected) or start + m.start() in changes:
+                if mark in urls or start + m.start() in changes:
                     continue
                 multi_line_only = reason.endswith("(line of ?)")
                 if (

@@ -36,6 +36,11 @@ def readings(char: str) -> frozenset[str]:
     return frozenset(plain_syllable(r) for r in pinyin_dict.get(ord(char), "").split(",") if r)
 
 
+@lru_cache(maxsize=65536)
+def _reason(char: str) -> str:
+    return f"reading of {char}"  # one string per character, shared by all its annotations
+
+
 def _annotation_changes(line: str, offset: int) -> list[Change]:
     changes = []
     for m in _ANNOTATED.finditer(line):
@@ -47,7 +52,7 @@ def _annotation_changes(line: str, offset: int) -> list[Change]:
                 break
             end = m.start(2) + group.end()
         if end > m.start(2):
-            changes.append(Change(offset + m.start(2), offset + end, f"reading of {char}"))
+            changes.append(Change(offset + m.start(2), offset + end, _reason(char)))
     return changes
 
 

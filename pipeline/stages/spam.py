@@ -52,7 +52,7 @@ def is_pinyin_string(word: str) -> bool:
 
 
 def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]:
-    protected = url_spans(line)
+    urls = url_spans(line)
     changes = []
     group: list[re.Match] = []
     has_anchor = False
@@ -72,7 +72,7 @@ def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]
         group, has_anchor = [], False
 
     for tok in _AD_TOKEN.finditer(line):
-        in_url = any(a <= tok.start() < b for a, b in protected)
+        in_url = tok.start() in urls
         if tok.lastgroup == "run" and not in_url and is_pinyin_string(tok.group()):
             has_anchor = has_anchor or len(tok.group()) >= min_letters
             group.append(tok)
@@ -207,6 +207,7 @@ def _glued_keyword_changes(
 
 # --- off-topic headlines and keyword suffixes ----------------------------------------------
 
+MAX_OFF_TOPIC_CANDIDATES = 200
 _STOPWORDS = frozenset(
     [
         "的",
@@ -325,18 +326,20 @@ def _off_topic_changes(
             candidates.update(nonblank[max(pos - 1, 0) : pos + 2])
     total_han = han_count(matched)
     changes = []
-    for i in sorted(candidates - removed_lines):
+    # Each check scans the whole text; a spam-riddled giant file must not make this quadratic.
+    for i in sorted(candidates - removed_lines)[:MAX_OFF_TOPIC_CANDIDATES]:
         start, end = spans[i]
         line = text[start:end].strip()
         article = Article(matched, total_han, (start, end))
         if 0 < len(line) <= max_chars // 2 and is_off_topic(line, article):
             changes.append(Change(start, end, "off-topic headline"))
-        elif i == nonblank[0]:
+        elif i == nonblank[0] and len(line) <= max_chars:
             changes += _suffix_changes(text[start:end], start, article)
     return changes
 
 
 _SUFFIX_SEPARATOR = re.compile(r"[_｜|]")
+_MAX_SUFFIX_CHARS = 40
 
 
 def _suffix_changes(line: str, offset: int, article: Article) -> list[Change]:
@@ -345,7 +348,9 @@ def _suffix_changes(line: str, offset: int, article: Article) -> list[Change]:
     cut = None
     for sep in reversed(seps):
         segment = line[sep.end() :] if cut is None else line[sep.end() : cut]
-        if not segment.strip() or not is_off_topic(segment, article, min_words=1, max_shared=0.34):
+        if not 0 < len(segment.strip()) <= _MAX_SUFFIX_CHARS:
+            break
+        if not is_off_topic(segment, article, min_words=1, max_shared=0.34):
             break
         cut = sep.start()
     if cut is None or han_count(line[:cut]) < 4:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 
 from pipeline.document import Document, Paragraph, Sentence
+from pipeline.text import url_spans
 
 _TERMINATORS = "。！？!?；…"
 _CLOSERS = "」』”’\"'）)】》"
 _END = re.compile(rf"[{_TERMINATORS}]+[{re.escape(_CLOSERS)}]*")
 _PERIOD = re.compile(r"(?<=[A-Za-z\)\]])\.(?=\s+[A-Z\u4e00-\u9fff])")
-_URL = re.compile(r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e\u4e00-\u9fff]+", re.I)
 _ABBREVIATIONS = frozenset(
     [
         "e.g",
@@ -85,17 +85,14 @@ def split(doc: Document) -> Document:
 def sentence_bounds(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Sentence spans [a, b) of text[start:end], stripped of surrounding white space."""
     segment = text[start:end]
-    protected = [(m.start(), m.end()) for m in _URL.finditer(segment)]
-
-    def inside_url(i: int) -> bool:
-        return any(a <= i < b for a, b in protected)
+    urls = url_spans(segment)
 
     cuts = []
     for m in _END.finditer(segment):
-        if not inside_url(m.start()):
+        if m.start() not in urls:
             cuts.append(m.end())
     for m in _PERIOD.finditer(segment):
-        if not inside_url(m.start()) and not _is_abbreviation(segment, m.start()):
+        if m.start() not in urls and not _is_abbreviation(segment, m.start()):
             cuts.append(m.end())
     bounds = []
     prev = 0

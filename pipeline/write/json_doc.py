@@ -1,59 +1,42 @@
-"""`output/<stem>.json`: the stable contract other programs read (schema pipeline/document@1)."""
+"""`output/<stem>.json`: the stable contract other programs read (schema pipeline/document@1).
+
+The file is written as a stream of pieces (paragraph by paragraph, removal by removal) that
+join to exactly `json.dumps(document_to_dict(...), indent=2)`: a 50 MB article never has to
+exist as one giant dict and one giant string at once.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 
-from pipeline.document import Document
+from pipeline.document import Document, Edit, Paragraph, Sentence
 
 SCHEMA = "pipeline/document@1"
 
 
-def document_to_dict(doc: Document, translator: dict, pipeline: dict | None = None) -> dict:
+def _dumps(value: object, indent: int) -> str:
+    """`value` as json.dumps(indent=2) renders it nested `indent` spaces deep."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return text.replace("\n", "\n" + " " * indent)
+
+
+def _removal(e: Edit) -> dict:
+    return {"start": e.start, "end": e.end, "text": e.text, "stage": e.stage, "reason": e.reason}
+
+
+def _repair(e: Edit) -> dict:
     return {
-        "schema": SCHEMA,
-        "pipeline": pipeline or {},
-        "source": {
-            "path": doc.source.path,
-            "sha256": doc.source.sha256,
-            "encoding": doc.source.encoding,
-            "chars": doc.source.chars,
-            "format": doc.source.format,
-        },
-        "translator": translator,
-        "removed": [
-            {"start": e.start, "end": e.end, "text": e.text, "stage": e.stage, "reason": e.reason}
-            for e in doc.edits
-            if e.is_removal
-        ],
-        "repaired": [
-            {
-                "start": e.start,
-                "end": e.end,
-                "text": e.text,
-                "replacement": e.replacement,
-                "stage": e.stage,
-                "reason": e.reason,
-            }
-            for e in doc.edits
-            if not e.is_removal
-        ],
-        "notes": list(doc.notes),
-        "paragraphs": [
-            {
-                "id": p.id,
-                "start": p.start,
-                "end": p.end,
-                "zh": p.zh,
-                "en": p.en,
-                "sentences": [_sentence(s) for s in p.sentences],
-            }
-            for p in doc.paragraphs
-        ],
+        "start": e.start,
+        "end": e.end,
+        "text": e.text,
+        "replacement": e.replacement,
+        "stage": e.stage,
+        "reason": e.reason,
     }
 
 
-def _sentence(s) -> dict:
+def _sentence(s: Sentence) -> dict:
     out = {
         "id": s.id,
         "start": s.start,
@@ -67,6 +50,66 @@ def _sentence(s) -> dict:
     return out
 
 
+def _paragraph(p: Paragraph) -> dict:
+    return {
+        "id": p.id,
+        "start": p.start,
+        "end": p.end,
+        "zh": p.zh,
+        "en": p.en,
+        "sentences": [_sentence(s) for s in p.sentences],
+    }
+
+
+def _fields(doc: Document, translator: dict, pipeline: dict | None) -> list[tuple[str, object]]:
+    """Top-level keys in order; the long lists are generators."""
+    return [
+        ("schema", SCHEMA),
+        ("pipeline", pipeline or {}),
+        (
+            "source",
+            {
+                "path": doc.source.path,
+                "sha256": doc.source.sha256,
+                "encoding": doc.source.encoding,
+                "chars": doc.source.chars,
+                "format": doc.source.format,
+            },
+        ),
+        ("translator", translator),
+        ("removed", (_removal(e) for e in doc.edits if e.is_removal)),
+        ("repaired", (_repair(e) for e in doc.edits if not e.is_removal)),
+        ("notes", list(doc.notes)),
+        ("paragraphs", (_paragraph(p) for p in doc.paragraphs)),
+    ]
+
+
+def document_to_dict(doc: Document, translator: dict, pipeline: dict | None = None) -> dict:
+    return {
+        key: list(value) if not isinstance(value, dict | list | str) else value
+        for key, value in _fields(doc, translator, pipeline)
+    }
+
+
+def _stream_list(items: Iterable[object]) -> Iterator[str]:
+    first = True
+    for item in items:
+        yield ("[\n    " if first else ",\n    ") + _dumps(item, 4)
+        first = False
+    yield "[]" if first else "\n  ]"
+
+
+def json_chunks(doc: Document, translator: dict, pipeline: dict | None = None) -> Iterator[str]:
+    """The JSON file, piece by piece."""
+    yield "{"
+    for i, (key, value) in enumerate(_fields(doc, translator, pipeline)):
+        yield ("\n  " if i == 0 else ",\n  ") + json.dumps(key, ensure_ascii=False) + ": "
+        if isinstance(value, dict | list | str):
+            yield _dumps(value, 2)
+        else:
+            yield from _stream_list(value)
+    yield "\n}\n"
+
+
 def render_json(doc: Document, translator: dict, pipeline: dict | None = None) -> str:
-    data = document_to_dict(doc, translator, pipeline)
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return "".join(json_chunks(doc, translator, pipeline))

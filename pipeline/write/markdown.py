@@ -35,10 +35,20 @@ def render_markdown(doc: Document, translator: dict, layout: str = "paragraph") 
     return "\n\n".join(parts) + "\n"
 
 
+TITLE_MAX_CHARS = 120
+
+
+def shorten(text: str | None, limit: int = TITLE_MAX_CHARS) -> str | None:
+    """A title for metadata and lists: a first "line" of a whole-article paragraph is cut."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip() + "…"
+
+
 def document_title(doc: Document) -> tuple[str, str | None]:
     if not doc.paragraphs:
         return doc.source.path, None
-    return doc.paragraphs[0].zh, doc.paragraphs[0].en
+    return shorten(doc.paragraphs[0].zh), shorten(doc.paragraphs[0].en)
 
 
 def _front_matter(doc: Document, translator: dict) -> str:
