@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from bench import text_stages, translation
+from bench import big_inputs, text_stages, translation
 from bench.common import ROOT, peak_rss_mb
 
 
@@ -22,6 +22,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=5.0, help="size of the replicated corpus")
     parser.add_argument("--sentences", type=int, default=32, help="sentences to translate")
     parser.add_argument("--skip-translation", action="store_true")
+    parser.add_argument("--big", action="store_true", help="also time a 50 MB file (minutes)")
     args = parser.parse_args()
 
     results: dict = {}
@@ -30,6 +31,9 @@ def main() -> None:
     if not args.skip_translation:
         results["translation"] = translation.run(args.sentences)
         print(_table(results["translation"]), end="\n\n")
+    if args.big:
+        results["big_inputs"] = big_inputs.run()
+        print(_table(results["big_inputs"]), end="\n\n")
     results["peak_rss_mb"] = round(peak_rss_mb())
     print(f"peak RSS: {results['peak_rss_mb']} MB")
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from glob import glob
 from pathlib import Path
 
+import yaml
+
 from pipeline import __version__
 from pipeline.document import Document
 from pipeline.read import HTML_SUFFIXES, MARKDOWN_SUFFIXES, EmptyInput, InputError, read_document
@@ -31,7 +33,7 @@ from pipeline.translate import NONE_DESCRIPTION, Translator, translate_all
 from pipeline.write.files import remove_stale_temp_files, write_atomic
 from pipeline.write.index import render_index
 from pipeline.write.json_doc import json_chunks
-from pipeline.write.markdown import render_markdown, shorten
+from pipeline.write.markdown import render_markdown
 
 log = logging.getLogger(__name__)
 
@@ -226,21 +228,34 @@ def _up_to_date(file: InputFile, out_dir: Path, fingerprint: str) -> bool:
     )
 
 
-def _index_row(file: InputFile, out_dir: Path) -> dict | None:
+def _front_matter(md_path: Path) -> dict | None:
+    """The YAML front matter of a written .md, read without reading the (maybe huge) rest."""
     try:
-        data = json.loads((out_dir / f"{file.out_stem}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with md_path.open(encoding="utf-8") as fh:
+            if fh.readline().rstrip("\n") != "---":
+                return None
+            lines = []
+            for line in fh:
+                if line.rstrip("\n") == "---":
+                    return yaml.safe_load("".join(lines)) or {}
+                lines.append(line)
+    except (OSError, yaml.YAMLError):
         return None
-    paragraphs = data.get("paragraphs") or []
-    first = paragraphs[0] if paragraphs else {}
+    return None
+
+
+def _index_row(file: InputFile, out_dir: Path) -> dict | None:
+    meta = _front_matter(out_dir / f"{file.out_stem}.md")
+    if meta is None:
+        return None
     return {
         "md": f"{file.out_stem.as_posix()}.md",
         "source": file.display,
-        "title": shorten(first.get("zh")) or file.display,
-        "title_en": shorten(first.get("en")),
-        "sentences": sum(len(p["sentences"]) for p in paragraphs),
-        "removals": len(data.get("removed", [])) + len(data.get("repaired", [])),
-        "translator": data.get("translator", {}).get("backend"),
+        "title": meta.get("title") or file.display,
+        "title_en": meta.get("title_en"),
+        "sentences": meta.get("sentences", 0),
+        "removals": sum((meta.get("removals") or {}).values()),
+        "translator": meta.get("translator"),
     }
 
 
