@@ -71,6 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="Marian model: hub id or local directory (default: %(default)s)",
     )
     run.add_argument(
+        "--engine",
+        choices=("auto", "ctranslate2", "transformers"),
+        default="auto",
+        help="Marian inference engine: auto (default: CTranslate2 int8 when installed, "
+        "else transformers), ctranslate2, transformers",
+    )
+    run.add_argument(
         "--beams",
         type=int,
         metavar="N",
@@ -156,6 +163,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         spam_words=settings.spam_words + tuple(args.spam_words),
         keep=tuple(sorted(set(settings.keep) | set(args.keep))),
         jobs=max(1, args.jobs),
+        engine=args.engine,
         beams=args.beams,
         max_new_tokens=args.max_new_tokens,
         cache_dir=args.cache_dir or settings.cache_dir,

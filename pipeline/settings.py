@@ -18,6 +18,7 @@ class Settings:
     spam_words: tuple[str, ...] = ()
     keep: tuple[str, ...] = ()  # cleaning stages turned off
     jobs: int = 1
+    engine: str = "auto"  # auto | ctranslate2 | transformers (Marian only)
     beams: int | None = None
     max_new_tokens: int | None = None
     cache_dir: str | None = None

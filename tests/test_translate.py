@@ -11,6 +11,7 @@ from transformers import MarianMTModel
 from pipeline.settings import Settings
 from pipeline.text import HAN_RE, URL_RE
 from pipeline.translate import select_translator, translate_all
+from pipeline.translate.engines import CTranslate2Engine, TransformersEngine
 from pipeline.translate.gloss import GlossTranslator, gloss_sentence
 from pipeline.translate.marian import MarianTranslator, is_bad_output
 from pipeline.translate.protect import mask, unmask
@@ -19,21 +20,27 @@ from tests.conftest import INPUT, load_json, run_cli, seed_sentences
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 
 
-@pytest.fixture(scope="module")
-def marian(tiny_model) -> MarianTranslator:
-    return MarianTranslator(str(tiny_model), token_budget=200, progress=False)
+@pytest.fixture(scope="module", params=["transformers", "ctranslate2"])
+def marian(request, tiny_model) -> MarianTranslator:
+    return MarianTranslator(str(tiny_model), engine=request.param, token_budget=200, progress=False)
 
 
 @pytest.fixture
 def count_generate(monkeypatch):
+    """Counts batches handed to either engine (and torch's generate, for good measure)."""
     calls = {"n": 0}
-    original = MarianMTModel.generate
+    for cls, name in (
+        (TransformersEngine, "generate"),
+        (CTranslate2Engine, "generate"),
+        (MarianMTModel, "generate"),
+    ):
+        original = getattr(cls, name)
 
-    def counting(self, *args, **kwargs):
-        calls["n"] += 1
-        return original(self, *args, **kwargs)
+        def counting(self, *args, _original=original, **kwargs):
+            calls["n"] += 1
+            return _original(self, *args, **kwargs)
 
-    monkeypatch.setattr(MarianMTModel, "generate", counting)
+        monkeypatch.setattr(cls, name, counting)
     return calls
 
 
@@ -56,6 +63,7 @@ def test_cli_marian_gives_one_english_line_per_sentence(tmp_path, tiny_model):
         assert data["translator"]["backend"] == "marian"
         assert data["translator"]["model"] == str(tiny_model)
         assert data["translator"]["revision"]
+        assert data["translator"]["engine"] == "ctranslate2"  # auto picks it when installed
         for p in data["paragraphs"]:
             assert p["en"]
             for s in p["sentences"]:

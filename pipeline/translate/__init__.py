@@ -48,7 +48,9 @@ def select_translator(settings: Settings) -> Translator | None:
     from pipeline.translate.marian import MarianTranslator, how_to_provide
 
     try:
-        return MarianTranslator(settings.model, settings.beams, settings.max_new_tokens)
+        return MarianTranslator(
+            settings.model, settings.beams, settings.max_new_tokens, engine=settings.engine
+        )
     except TranslatorUnavailable as exc:
         message = (
             f"Marian model {settings.model} unavailable: {exc}. {how_to_provide(settings.model)}"

@@ -11,6 +11,7 @@
 - Generation follows the model's generation_config unless --beams / --max-new-tokens say
   otherwise; output length is capped relative to the input; an empty or looping output is
   retried greedily with no_repeat_ngram_size, and flagged "suspect" if still bad.
+- The engine (engines.py) runs the model: CTranslate2 int8 when available, else transformers.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from pipeline.translate.base import Translation, TranslatorUnavailable
+from pipeline.translate.engines import load_engine
 from pipeline.translate.protect import has_han, mask, unmask
 
 log = logging.getLogger(__name__)
@@ -96,13 +98,6 @@ def resolve_model(model: str) -> tuple[Path, str | None]:
     return Path(fetched), Path(fetched).name
 
 
-def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def is_bad_output(text: str) -> bool:
     """Empty, or a loop: a chunk repeated four times or more, or very few distinct words."""
     if not text.strip():
@@ -120,7 +115,7 @@ class _Unit:
 
 
 class MarianTranslator:
-    """Real MarianMT translation; `model_calls` counts `generate` calls (batches)."""
+    """Real MarianMT translation; `model_calls` counts the batches sent to the engine."""
 
     cacheable = True
 
@@ -129,36 +124,31 @@ class MarianTranslator:
         model: str = DEFAULT_MODEL,
         beams: int | None = None,
         max_new_tokens: int | None = None,
+        engine: str = "auto",
+        compute_type: str = "int8",
         max_input_tokens: int = 200,
         token_budget: int = 6000,
         max_batch: int = 64,
         progress: bool | None = None,
     ):
         path, self.revision = resolve_model(model)
-        import torch
-        from transformers import MarianMTModel, MarianTokenizer
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()
-        torch.set_num_threads(available_cores())
-        try:
-            self.tokenizer = MarianTokenizer.from_pretrained(path)
-            self.model = MarianMTModel.from_pretrained(path).eval()
-        except Exception as exc:
-            raise TranslatorUnavailable(f"cannot load Marian model from {path}: {exc}") from exc
+        self.engine = load_engine(engine, path, model, self.revision, compute_type)
         self.model_name = model
-        self.max_input_tokens = min(max_input_tokens, self.tokenizer.model_max_length - 2)
+        self.max_input_tokens = min(max_input_tokens, self.engine.model_max_length - 2)
         self.token_budget = token_budget
         self.max_batch = max_batch
-        config = self.model.generation_config
-        self.beams = beams or config.num_beams or 1
+        self.beams = beams or self.engine.default_beams
         self.max_new_tokens = max_new_tokens
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.model_calls = 0
 
     def describe(self) -> dict:
-        return {"backend": "marian", "model": self.model_name, "revision": self.revision}
+        return {
+            "backend": "marian",
+            "model": self.model_name,
+            "revision": self.revision,
+            **self.engine.describe(),
+        }
 
     def settings(self) -> dict:
         """Generation settings that change the output (part of the cache key)."""
@@ -171,7 +161,7 @@ class MarianTranslator:
     # -- splitting -----------------------------------------------------------------------
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text).input_ids)
+        return self.engine.count_tokens(text)
 
     def split_long(self, text: str) -> list[str]:
         """Pieces of `text` of at most `max_input_tokens` tokens, cut at clause boundaries."""
@@ -214,21 +204,9 @@ class MarianTranslator:
             batches.append([i])
         return batches
 
-    def _generate(self, texts: list[str], greedy: bool = False) -> list[str]:
-        import torch
-
-        inputs = self.tokenizer(texts, return_tensors="pt", padding=True)
-        longest = int(inputs["input_ids"].shape[1])
+    def _cap(self, longest_input: int) -> int:
         # Runaway guard: output length relative to the input, unless the user set a length.
-        kwargs = {"max_new_tokens": self.max_new_tokens or 2 * longest + 16}
-        if greedy:
-            kwargs.update(num_beams=1, do_sample=False, no_repeat_ngram_size=3)
-        else:
-            kwargs["num_beams"] = self.beams
-        with torch.inference_mode():
-            output = self.model.generate(**inputs, **kwargs)
-        self.model_calls += 1
-        return self.tokenizer.batch_decode(output, skip_special_tokens=True)
+        return self.max_new_tokens or 2 * longest_input + 16
 
     def _translate_units(self, units: list[_Unit]) -> tuple[list[str], set[int]]:
         results = [""] * len(units)
@@ -238,18 +216,26 @@ class MarianTranslator:
             from tqdm import tqdm
 
             progress = tqdm(total=len(units), desc="translating", unit="sent", leave=False)
-        for batch in batches:
-            for i, out in zip(batch, self._generate([units[i].text for i in batch]), strict=True):
-                results[i] = out
-            if progress:
-                progress.update(len(batch))
+        outputs = self.engine.generate(
+            [[units[i].text for i in batch] for batch in batches],
+            self.beams,
+            self._cap,
+            on_batch=progress.update if progress else None,
+        )
+        self.model_calls += len(batches)
         if progress:
             progress.close()
+        for batch, batch_out in zip(batches, outputs, strict=True):
+            for i, out in zip(batch, batch_out, strict=True):
+                results[i] = out
         bad = [i for i, out in enumerate(results) if is_bad_output(out)]
         suspect: set[int] = set()
         if bad:
             log.info("retrying %d empty or looping translation(s) greedily", len(bad))
-            retried = self._generate([units[i].text for i in bad], greedy=True)
+            (retried,) = self.engine.generate(
+                [[units[i].text for i in bad]], 1, self._cap, greedy_retry=True
+            )
+            self.model_calls += 1
             for i, out in zip(bad, retried, strict=True):
                 if is_bad_output(out):
                     suspect.add(i)
