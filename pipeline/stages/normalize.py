@@ -107,20 +107,31 @@ def _best_repair(run: str) -> tuple[int, int, str] | None:
     return None
 
 
+def _run_changes(run: str, offset: int) -> list[Change]:
+    """Repairs for one run of mis-decoded characters, part after part."""
+    changes = []
+    pos = 0
+    while pos < len(run):
+        rest = run[pos:]
+        high = sum(1 for c in rest if ord(c) > 0x7F)
+        if high < _MIN_HIGH_CHARS or len(_LATIN1_LETTERS.findall(rest)) < 2:
+            break
+        repair = _best_repair(rest)
+        if repair is None:
+            if high >= 6 and high / len(rest) >= 0.6:
+                changes.append(Change(offset + pos, offset + len(run), "unrepairable mojibake"))
+            break
+        start, end, repaired = repair
+        reason = "mojibake repaired (GBK read as Latin-1)"
+        changes.append(Change(offset + pos + start, offset + pos + end, reason, repaired))
+        pos += end
+    return changes
+
+
 def _mojibake_changes(text: str) -> list[Change]:
     changes = []
     for m in _MOJIBAKE_RUN.finditer(text):
-        run = m.group()
-        high = sum(1 for c in run if ord(c) > 0x7F)
-        if high < _MIN_HIGH_CHARS or len(_LATIN1_LETTERS.findall(run)) < 2:
-            continue
-        repair = _best_repair(run)
-        if repair is not None:
-            start, end, repaired = repair
-            reason = "mojibake repaired (GBK read as Latin-1)"
-            changes.append(Change(m.start() + start, m.start() + end, reason, repaired))
-        elif high >= 6 and high / len(run) >= 0.6:
-            changes.append(Change(m.start(), m.end(), "unrepairable mojibake"))
+        changes += _run_changes(m.group(), m.start())
     return changes
 
 
