@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import resource
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,5 +29,10 @@ def timed(fn: Callable[[], T], repeat: int = 1) -> tuple[float, T]:
     return best, result
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def peak_rss_mb() -> int:
+    """This process's own peak RSS (VmHWM): unlike ru_maxrss, not inherited across fork."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    return 0

@@ -337,6 +337,7 @@ def run(
             for r, doc in zip(ready, docs, strict=True):
                 _write(doc, r.file, out_dir, description, fingerprint, settings)
                 report.written.append(r.file.display)
+                log.debug("wrote %s", r.file.display)
     finally:
         if progress:
             progress.close()

@@ -8,7 +8,6 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
-from pathlib import Path
 
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RE = re.compile(f"[{HAN}]")
@@ -73,16 +72,17 @@ def pinyin_syllables() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _simplified_table() -> dict[int, str]:
+    """Each Han character's own Simplified form (OpenCC t2s, one character at a time)."""
     import opencc
 
-    path = Path(opencc.__file__).parent / "dictionary" / "TSCharacters.txt"
-    table: dict[int, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        trad, _, simp = line.partition("\t")
-        simp = simp.split(" ")[0]
-        if len(trad) == 1 and len(simp) == 1:
-            table[ord(trad)] = simp
-    return table
+    chars = [chr(c) for c in range(0x3400, 0xA000) if HAN_RE.match(chr(c))]
+    # one character per line: phrase rules never span a line, so each converts alone
+    converted = opencc.OpenCC("t2s").convert("\n".join(chars)).split("\n")
+    return {
+        ord(trad): simp
+        for trad, simp in zip(chars, converted, strict=True)
+        if simp != trad and len(simp) == 1
+    }
 
 
 def simplified_chars(text: str) -> str:

@@ -207,6 +207,20 @@ class CTranslate2Engine:
         return len(self.source.encode(text)) + 1
 
     def generate(self, batches, beams, max_new_tokens, greedy_retry=False, on_batch=None):
+        # Keep every worker busy: with fewer batches than workers, split them, then regroup.
+        parts, owners = [], []
+        ways = self.inter_threads if len(batches) < self.inter_threads else 1
+        for k, batch in enumerate(batches):
+            for part in _split(batch, ways):
+                parts.append(part)
+                owners.append(k)
+        results: list[list[str]] = [[] for _ in batches]
+        outputs = self._run(parts, beams, max_new_tokens, greedy_retry, on_batch)
+        for k, out in zip(owners, outputs, strict=True):
+            results[k].extend(out)
+        return results
+
+    def _run(self, batches, beams, max_new_tokens, greedy_retry, on_batch):
         pending = []
         for batch in batches:
             tokens = [self.tokens(t) for t in batch]
@@ -228,13 +242,26 @@ class CTranslate2Engine:
         return results
 
 
+def _split(batch: list[str], parts: int) -> list[list[str]]:
+    """`batch` in up to `parts` consecutive pieces."""
+    size = -(-len(batch) // parts)
+    return [batch[i : i + size] for i in range(0, len(batch), size)]
+
+
 def load_engine(
-    name: str, path: Path, model: str, revision: str | None, compute_type: str = "int8"
+    name: str,
+    path: Path,
+    model: str,
+    revision: str | None,
+    compute_type: str = "int8",
+    threads: tuple[int, int] | None = None,
 ) -> Engine:
-    """The engine `name`; `auto` is CTranslate2 when installed and convertible, else torch."""
+    """The engine `name`; `auto` is CTranslate2 when installed and convertible, else torch.
+    `threads` = (inter, intra) for CTranslate2 (default: one batch per core)."""
     if name in ("auto", "ctranslate2"):
+        inter, intra = threads or (None, None)
         try:
-            return CTranslate2Engine(path, model, revision, compute_type=compute_type)
+            return CTranslate2Engine(path, model, revision, compute_type, inter, intra)
         except TranslatorUnavailable as exc:
             if name == "ctranslate2":
                 raise

@@ -36,6 +36,7 @@ MODEL_FILES = ["*.json", "*.spm", "*.safetensors", "*.bin", "*.txt"]
 HUB_PROBE_TIMEOUT_S = 3.0
 _CLAUSE_SEPARATORS = ("，；：,;:", "、", " ")
 _PLACEHOLDER = re.compile(r"XPH\d+X")
+_SIMILAR_LENGTH = 1.2  # longest / shortest input in one batch (padding waste)
 _LOOP = re.compile(r"(.{2,40}?)(?:\s*\1){3,}", re.S)
 
 
@@ -126,13 +127,14 @@ class MarianTranslator:
         max_new_tokens: int | None = None,
         engine: str = "auto",
         compute_type: str = "int8",
+        threads: tuple[int, int] | None = None,
         max_input_tokens: int = 200,
         token_budget: int = 6000,
         max_batch: int = 64,
         progress: bool | None = None,
     ):
         path, self.revision = resolve_model(model)
-        self.engine = load_engine(engine, path, model, self.revision, compute_type)
+        self.engine = load_engine(engine, path, model, self.revision, compute_type, threads)
         self.model_name = model
         self.max_input_tokens = min(max_input_tokens, self.engine.model_max_length - 2)
         self.token_budget = token_budget
@@ -191,14 +193,25 @@ class MarianTranslator:
 
     # -- generation ----------------------------------------------------------------------
 
+    def padding_waste(self, texts: list[str]) -> float:
+        """Share of the token slots in this run's batches that would be padding."""
+        units = [_Unit(t, self.count_tokens(t)) for t in dict.fromkeys(texts)]
+        batches = self._batches(units)
+        slots = sum(len(b) * max(units[i].tokens for i in b) for b in batches)
+        return 1 - sum(u.tokens for u in units) / slots if slots else 0.0
+
     def _batches(self, units: list[_Unit]) -> list[list[int]]:
+        """Length-sorted batches under the token budget; a batch also closes when the next
+        sentence is much longer than its first, so little of it is padding."""
         order = sorted(range(len(units)), key=lambda i: units[i].tokens)
         batches: list[list[int]] = []
         for i in order:
             if batches:
                 batch = batches[-1]
-                longest = max(units[i].tokens, units[batch[-1]].tokens)
-                if len(batch) < self.max_batch and longest * (len(batch) + 1) <= self.token_budget:
+                tokens = units[i].tokens
+                fits = tokens * (len(batch) + 1) <= self.token_budget
+                similar = tokens <= _SIMILAR_LENGTH * units[batch[0]].tokens + 2
+                if len(batch) < self.max_batch and fits and similar:
                     batch.append(i)
                     continue
             batches.append([i])
@@ -216,11 +229,21 @@ class MarianTranslator:
             from tqdm import tqdm
 
             progress = tqdm(total=len(units), desc="translating", unit="sent", leave=False)
+        first = True
+
+        def on_batch(size: int) -> None:
+            nonlocal first
+            if first:
+                log.debug("first batch translated")  # bench/ times start-up by this line
+                first = False
+            if progress:
+                progress.update(size)
+
         outputs = self.engine.generate(
             [[units[i].text for i in batch] for batch in batches],
             self.beams,
             self._cap,
-            on_batch=progress.update if progress else None,
+            on_batch=on_batch,
         )
         self.model_calls += len(batches)
         if progress:
