@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bench.common import sample_text, timed
 from pipeline.document import Document, Source
-from pipeline.runner import clean_document
+from pipeline.runner import clean_document, prepare
 from pipeline.settings import Settings
 from pipeline.stages import CLEANING, convert, split, words
 from pipeline.stages.words import tokenizer
@@ -29,6 +29,9 @@ def run(target_bytes: int = 5_000_000) -> list[dict]:
         rows.append(_row(name, seconds, len(text), mb))
     seconds, doc = timed(lambda: words(doc))
     rows.append(_row("segment (jieba words)", seconds, len(text), mb))
+    fresh = Document(text, doc.source)
+    seconds, _ = timed(lambda: prepare(fresh, settings))
+    rows.append(_row("end-to-end text stages", seconds, len(text), mb))
     return rows
 
 

