@@ -5,7 +5,8 @@
 - menus: a line of three or more short items between `•`, `|`, `·` or `/` separators;
 - footers glued after content (`…html返回搜狐，查看更多`): cut from the footer on, keep the content;
 - image file names inside a line (`fc6930ae-….png`, `640?wx_fmt=png`);
-- related-article lists: the short lines under a "相关阅读"-style header.
+- related-article lists: the short lines under a "相关阅读"-style header;
+- decoration lines with no letter, digit or character at all (▼, ↓↓↓, ———).
 
 Titles, bylines, dates and source lines are content and stay.
 """
@@ -37,7 +38,8 @@ _MENU_WORDS = re.compile(
 )
 _SENTENCE_END = re.compile("[。！？!?；]")
 _RELATED_HEADER = re.compile(
-    r"^(?:相关阅读|相关文章|推荐阅读|猜你喜欢|热门推荐|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩)[：:]?$"
+    r"^(?:相关阅读|相关文章|相关推荐|推荐阅读|猜你喜欢|热门推荐|精彩推荐|为你推荐|今日推荐|"
+    r"大家都在看|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩)[：:]?$"
 )
 _RELATED_ITEM_MAX = 40
 _RELATED_MAX_ITEMS = 15
@@ -104,6 +106,8 @@ def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]
     line = matched[a:b]
     if is_chrome_line(line):
         return [Change(a, b, "site chrome")]
+    if not any(c.isalnum() for c in line):  # ▼, ↓↓↓, ———: decoration, no words at all
+        return [Change(a, b, "decoration line")]
     changes = []
     footer = _GLUED_FOOTERS.search(line)
     if footer and re.search(f"[{HAN}A-Za-z0-9]", line[: footer.start()]):
