@@ -12,7 +12,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from pipeline.write.escape import escape_inline
-from tests.conftest import INPUT, ROOT, run_cli
+from tests.conftest import INPUT, ROOT, load_json, run_cli
 
 ADVERSARIAL = ROOT / "tests" / "fixtures" / "adversarial.txt"
 # Tags the writer itself produces; anything else in rendered HTML came from the input.
@@ -61,14 +61,9 @@ def test_adversarial_input_creates_no_tags_or_links(tmp_path, layout):
         if tag == "a":
             assert set(attrs) == {"id"}, attrs  # anchors only: no href from the input
     assert sum(1 for t, _ in tags if t == "h1") == 1
-    if layout == "table":
-        assert (
-            sum(1 for t, _ in tags if t == "table")
-            == len(
-                [ln for ln in ADVERSARIAL.read_text(encoding="utf-8").splitlines() if ln.strip()]
-            )
-            - 1
-        )  # one table per paragraph after the title
+    if layout == "table":  # one table per paragraph after the title
+        paragraphs = load_json(tmp_path / "adversarial.json")["paragraphs"]
+        assert sum(1 for t, _ in tags if t == "table") == len(paragraphs) - 1
 
 
 def test_escaped_text_renders_back_to_itself():
