@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     level = logging.ERROR if args.quiet else logging.DEBUG if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
-    for noisy in ("jieba", "urllib3", "httpx", "filelock"):
+    for noisy in ("jieba", "jieba_fast", "urllib3", "httpx", "filelock"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
 
     try:

@@ -81,3 +81,27 @@ def test_user_dict_option_adds_words(tmp_path):
     extra = tmp_path / "mine.txt"
     extra.write_text("量子纠缠态 100 n\n", encoding="utf-8")
     assert "量子纠缠态" in tokenize("量子纠缠态很奇妙", (str(extra),))
+
+
+def test_jieba_fast_segments_exactly_like_jieba():
+    """words uses jieba-fast for speed only: on the samples it must match jieba token for token."""
+    import logging
+    from importlib import resources
+
+    import jieba
+
+    from tests.conftest import SEEDS, clean
+
+    jieba.setLogLevel(logging.WARNING)
+    reference = jieba.Tokenizer()
+    with resources.as_file(resources.files("pipeline.data") / "userdict.txt") as path:
+        reference.load_userdict(str(path))
+    sentences = [
+        s
+        for seed in SEEDS
+        for p in clean(seed.read_text(encoding="utf-8")).paragraphs
+        for s in p.sentences
+    ]
+    assert len(sentences) > 200
+    for s in sentences:
+        assert list(s.tokens) == [w for w in reference.cut(s.zh, HMM=True) if w.strip()]

@@ -1,5 +1,8 @@
 """words: segment each Simplified sentence into words with jieba (precise mode).
 
+jieba-fast is jieba's algorithm and dictionary with the hot loops in C: the same tokens on the
+samples and tests (checked against jieba 0.42.1) at about twice the speed.
+
 jieba and its dictionaries load once per process; the project's user dictionary
 (`pipeline/data/userdict.txt`, domain terms such as 大模型 or 知识蒸馏) is always added, and
 `--user-dict FILE`s on top.
@@ -13,7 +16,7 @@ from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 
-import jieba
+import jieba_fast as jieba
 
 from pipeline.document import Document
 
