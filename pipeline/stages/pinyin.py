@@ -23,6 +23,7 @@ _READING = r"[A-Za-z\u00c0-\u024f\u0300-\u036f]{1,7}[1-5]?"
 _GROUP = re.compile(rf"[(（]\s?({_READING})\s?[)）]")
 _ANNOTATED = re.compile(rf"([{HAN}])((?:[(（]\s?{_READING}\s?[)）])+)")
 _TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ"
+_HAN_CHAR = re.compile(f"[{HAN}]")
 _BROKEN = re.compile(
     rf"(\?*)([a-z{_TONED}ü]{{1,6}})[)）](?:[^\x00-\x7f\u3000-\u303f\uff00-\uffef{HAN}]\?)?"
 )
@@ -78,23 +79,30 @@ def _unmatched_closers(line: str, skip: list[tuple[int, int]]) -> set[int]:
 def _broken_changes(line: str, offset: int, annotations: list[Change]) -> list[Change]:
     if ")" not in line and "）" not in line:
         return []
-    skip = [(c.start - offset, c.end - offset) for c in annotations]
-    unmatched = _unmatched_closers(line, skip)
-    changes = []
+    closers_of_annotations = {c.end - offset - 1 for c in annotations}
+    candidates = []
     for m in _BROKEN.finditer(line):
-        closer = m.end(2)
-        syllable = m.group(2)
-        if closer not in unmatched or plain_syllable(syllable) not in pinyin_syllables():
+        if m.end(2) in closers_of_annotations:
+            continue  # the closing bracket of a well-formed annotation
+        if plain_syllable(m.group(2)) not in pinyin_syllables():
             continue
         before = line[m.start() - 1] if m.start() > 0 else ""
         if before.isascii() and before.isalnum():
             continue  # part of a longer Latin word or a list marker like `a)`
-        toned = any(c in _TONED for c in syllable)
+        toned = any(c in _TONED for c in m.group(2))
         after_lost = bool(m.group(1))
-        after_han = bool(before) and re.match(f"[{HAN}]", before) is not None
-        if toned or after_lost or (after_han and len(syllable) >= 2):
-            changes.append(Change(offset + m.start(), offset + m.end(), "broken annotation"))
-    return changes
+        after_han = bool(before) and _HAN_CHAR.match(before) is not None
+        if toned or after_lost or (after_han and len(m.group(2)) >= 2):
+            candidates.append(m)
+    if not candidates:
+        return []
+    # Only a bracket nobody opened is a fragment: `(xún)` in prose stays, `xún)` goes.
+    unmatched = _unmatched_closers(line, [(c.start - offset, c.end - offset) for c in annotations])
+    return [
+        Change(offset + m.start(), offset + m.end(), "broken annotation")
+        for m in candidates
+        if m.end(2) in unmatched
+    ]
 
 
 def pinyin(doc: Document, settings: Settings) -> Document:
