@@ -27,18 +27,40 @@ def run(target_bytes: int = 5_000_000) -> list[dict]:
     for name, fn in (("split", split), ("convert", convert)):
         seconds, doc = timed(lambda fn=fn, doc=doc: fn(doc))
         rows.append(_row(name, seconds, len(text), mb))
+    import jieba
+    import jieba_fast
+
+    baseline_s = _cut_seconds(jieba, doc)
+    rows.append(_row("jieba cut (baseline)", baseline_s, len(text), mb))
+    rows.append(_row("jieba-fast cut", _cut_seconds(jieba_fast, doc), len(text), mb, baseline_s))
     seconds, doc = timed(lambda: words(doc))
-    rows.append(_row("segment (jieba words)", seconds, len(text), mb))
+    rows.append(_row("segment stage (jieba-fast)", seconds, len(text), mb))
     fresh = Document(text, doc.source)
     seconds, _ = timed(lambda: prepare(fresh, settings))
     rows.append(_row("end-to-end text stages", seconds, len(text), mb))
     return rows
 
 
-def _row(stage: str, seconds: float, chars: int, mb: float) -> dict:
+def _cut_seconds(module, doc: Document) -> float:
+    """Segmenting every sentence with `module` (jieba, the baseline, or jieba-fast)."""
+    import logging
+    from importlib import resources
+
+    module.setLogLevel(logging.WARNING)
+    tok = module.Tokenizer()
+    with resources.as_file(resources.files("pipeline.data") / "userdict.txt") as path:
+        tok.load_userdict(str(path))
+    tok.initialize()
+    sentences = [s.zh for p in doc.paragraphs for s in p.sentences]
+    seconds, _ = timed(lambda: [list(tok.cut(s, HMM=True)) for s in sentences])
+    return seconds
+
+
+def _row(stage: str, seconds: float, chars: int, mb: float, baseline_s: float | None = None):
     return {
         "stage": stage,
         "seconds": round(seconds, 3),
         "chars_per_s": round(chars / seconds),
         "mb_per_s": round(mb / seconds, 2),
+        "vs_baseline": round(baseline_s / seconds, 2) if baseline_s else "-",
     }

@@ -23,6 +23,9 @@ from pipeline.document import Document
 jieba.setLogLevel(logging.WARNING)
 
 
+_intern = sys.intern
+
+
 @lru_cache(maxsize=4)
 def tokenizer(user_dicts: tuple[str, ...] = ()) -> jieba.Tokenizer:
     tok = jieba.Tokenizer()
@@ -35,7 +38,8 @@ def tokenizer(user_dicts: tuple[str, ...] = ()) -> jieba.Tokenizer:
 
 def tokenize(text: str, user_dicts: tuple[str, ...] = ()) -> tuple[str, ...]:
     # Interned: a long document repeats the same few thousand words millions of times.
-    return tuple(sys.intern(w) for w in tokenizer(user_dicts).cut(text, HMM=True) if w.strip())
+    words = tokenizer(user_dicts).lcut(text, HMM=True)
+    return tuple([_intern(w) for w in words if not w.isspace()])
 
 
 def words(doc: Document, user_dicts: tuple[str, ...] = ()) -> Document:
