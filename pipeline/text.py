@@ -29,6 +29,15 @@ def lines(text: str) -> Iterator[tuple[int, int]]:
         pos += len(line) + 1
 
 
+def strip_span(text: str, a: int, b: int) -> tuple[int, int]:
+    """[a, b) narrowed to exclude white space at both ends."""
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
 def han_count(text: str) -> int:
     # Not len(findall()): on a long text that list of one-character strings costs gigabytes.
     return len(text) - len(HAN_RE.sub("", text))

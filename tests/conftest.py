@@ -39,6 +39,21 @@ def clean(text: str, settings: Settings | None = None) -> Document:
     return prepare(make_doc(text), settings or Settings())
 
 
+def assert_edits_consistent(text: str, doc: Document) -> None:
+    """Edits lie inside the text, in order, never overlap, record the original they cover,
+    and everything outside them survives, in order (repairs give their replacement)."""
+    assert doc.original == text
+    prev_end = 0
+    kept = []
+    for edit in doc.edits:
+        assert prev_end <= edit.start < edit.end <= len(text)
+        assert edit.text == text[edit.start : edit.end]
+        kept.append(text[prev_end : edit.start] + edit.replacement)
+        prev_end = edit.end
+    kept.append(text[prev_end:])
+    assert doc.view.text == "".join(kept)
+
+
 def run_cli(*args: str | Path) -> int:
     return main(["run", *map(str, args)])
 

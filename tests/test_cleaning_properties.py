@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from pipeline.runner import clean_document
 from pipeline.settings import Settings
-from tests.conftest import SEEDS, make_doc
+from tests.conftest import SEEDS, assert_edits_consistent, make_doc
 
 # Text built from the pieces dirty pages are made of, plus arbitrary Unicode.
 PIECES = st.sampled_from(
@@ -52,19 +52,7 @@ DIRTY = st.lists(st.one_of(PIECES, st.text(max_size=5)), max_size=40).map("".joi
 
 
 def check_edits(text: str) -> None:
-    doc = clean_document(make_doc(text), Settings())
-    prev_end = 0
-    for edit in doc.edits:
-        assert prev_end <= edit.start < edit.end <= len(text)
-        assert edit.text == text[edit.start : edit.end]
-        prev_end = edit.end
-    # every character outside the edits survives, in order
-    kept, pos = [], 0
-    for edit in doc.edits:
-        kept.append(text[pos : edit.start] + edit.replacement)
-        pos = edit.end
-    kept.append(text[pos:])
-    assert doc.view.text == "".join(kept)
+    assert_edits_consistent(text, clean_document(make_doc(text), Settings()))
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.document import Change
-from tests.conftest import make_doc
+from tests.conftest import assert_edits_consistent, make_doc
 
 
 def test_kept_text_and_offsets_round_trip():
@@ -86,19 +86,7 @@ def test_edits_stay_inside_disjoint_and_everything_else_survives(case):
         n = len(doc.view.text)
         changes = [Change(min(a, n), min(a + k, n), "r") for a, k in spans]
         doc = doc.apply("spam", changes)
-    assert doc.original == text
-    prev_end = 0
-    for edit in doc.edits:
-        assert prev_end <= edit.start < edit.end <= len(text)
-        assert edit.text == text[edit.start : edit.end]
-        prev_end = edit.end
-    # the kept text is the original minus the removed spans, in order
-    kept, pos = [], 0
-    for edit in doc.edits:
-        kept.append(text[pos : edit.start])
-        pos = edit.end
-    kept.append(text[pos:])
-    assert doc.view.text == "".join(kept)
+    assert_edits_consistent(text, doc)
     for i, ch in enumerate(doc.view.text):
         s, e = doc.view.origin(i)
         assert text[s:e] == ch

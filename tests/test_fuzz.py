@@ -17,7 +17,7 @@ from pipeline.settings import Settings
 from pipeline.translate import NONE_DESCRIPTION
 from pipeline.write.json_doc import document_to_dict
 from pipeline.write.markdown import render_markdown
-from tests.conftest import SEEDS, make_doc
+from tests.conftest import SEEDS, assert_edits_consistent, make_doc
 
 SCHEMA = json.loads(resources.files("pipeline.schema").joinpath("document.schema.json").read_text())
 SAMPLE = "\n".join(p.read_text(encoding="utf-8") for p in SEEDS)
@@ -53,12 +53,7 @@ def mutated_sample(draw) -> str:
 
 def check_pipeline(text: str) -> None:
     doc = prepare(make_doc(text), Settings())
-    # removed spans lie inside the text and do not overlap
-    prev = 0
-    for edit in doc.edits:
-        assert prev <= edit.start < edit.end <= len(text)
-        assert edit.text == text[edit.start : edit.end]
-        prev = edit.end
+    assert_edits_consistent(text, doc)
     # every sentence points into the original and is non-empty
     for p in doc.paragraphs:
         for s in p.sentences:

@@ -44,20 +44,12 @@ def count_generate(monkeypatch):
     return calls
 
 
+def marian_args(model, cache) -> tuple:
+    return (INPUT, "--translator", "marian", "--model", model, "--cache-dir", cache, "-q")
+
+
 def test_cli_marian_gives_one_english_line_per_sentence(tmp_path, tiny_model):
-    code = run_cli(
-        INPUT,
-        "-o",
-        tmp_path,
-        "--translator",
-        "marian",
-        "--model",
-        tiny_model,
-        "--cache-dir",
-        tmp_path / "cache",
-        "-q",
-    )
-    assert code == 0
+    assert run_cli(*marian_args(tiny_model, tmp_path / "cache"), "-o", tmp_path) == 0
     for path in sorted(tmp_path.glob("*.json")):
         data = load_json(path)
         assert data["translator"]["backend"] == "marian"
@@ -116,17 +108,9 @@ def test_text_without_han_is_not_sent_to_the_model(marian, count_generate):
     assert count_generate["n"] == 0
 
 
-def test_cached_rerun_makes_zero_model_calls(tmp_path, tiny_model, count_generate):
-    args = (
-        INPUT,
-        "--translator",
-        "marian",
-        "--model",
-        tiny_model,
-        "--cache-dir",
-        tmp_path / "cache",
-        "-q",
-    )
+@pytest.mark.parametrize("engine", ["transformers", "ctranslate2"])
+def test_cached_rerun_makes_zero_model_calls(tmp_path, tiny_model, count_generate, engine):
+    args = (*marian_args(tiny_model, tmp_path / "cache"), "--engine", engine)
     assert run_cli(*args, "-o", tmp_path / "a") == 0
     first = count_generate["n"]
     assert first > 0

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pipeline.data import data_lines
 from pipeline.document import Change, Document
 from pipeline.settings import Settings
-from pipeline.text import HAN, lines, simplified_chars, url_spans
+from pipeline.text import HAN, lines, simplified_chars, strip_span, url_spans
 
 STAGE = "boilerplate"
 
@@ -65,25 +65,17 @@ def _is_menu(line: str) -> bool:
     return len(items) >= 5 or any(_MENU_WORDS.search(i) for i in items)
 
 
-def _strip_span(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
-
-
 def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]]) -> list[Change]:
     changes = []
     i = 0
     while i < len(spans):
-        a, b = _strip_span(matched, *spans[i])
+        a, b = strip_span(matched, *spans[i])
         if a < b and _RELATED_HEADER.match(matched[a:b]):
             changes.append(Change(a, b, "related-articles header"))
             items = 0
             j = i + 1
             while j < len(spans) and items < _RELATED_MAX_ITEMS:
-                ia, ib = _strip_span(text, *spans[j])
+                ia, ib = strip_span(text, *spans[j])
                 if ia == ib:
                     j += 1
                     continue
@@ -100,7 +92,7 @@ def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]])
 
 
 def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]:
-    a, b = _strip_span(matched, start, end)
+    a, b = strip_span(matched, start, end)
     if a == b:
         return []
     line = matched[a:b]
@@ -127,6 +119,6 @@ def boilerplate(doc: Document, settings: Settings) -> Document:
     changes = _related_list_changes(text, matched, spans)
     taken = {c.start for c in changes}
     for start, end in spans:
-        if _strip_span(text, start, end)[0] not in taken:
+        if strip_span(text, start, end)[0] not in taken:
             changes += _line_changes(text, matched, start, end)
     return doc.apply(STAGE, sorted(changes, key=lambda c: c.start))

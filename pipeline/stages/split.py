@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from pipeline.document import Document, Paragraph, Sentence
-from pipeline.text import url_spans
+from pipeline.text import strip_span, url_spans
 
 _TERMINATORS = "。！？!?；…"
 _CLOSERS = "」』”’\"'）)】》"
@@ -69,7 +69,7 @@ def split(doc: Document) -> Document:
     text = view.text
     paragraphs = []
     for line in re.finditer(r"[^\n]+", text):
-        a, b = _strip(text, line.start(), line.end())
+        a, b = strip_span(text, line.start(), line.end())
         if a >= b:
             continue
         pid = f"p{len(paragraphs) + 1}"
@@ -97,7 +97,7 @@ def sentence_bounds(text: str, start: int, end: int) -> list[tuple[int, int]]:
     bounds = []
     prev = 0
     for cut in sorted(set(cuts)) + [len(segment)]:
-        a, b = _strip(segment, prev, cut)
+        a, b = strip_span(segment, prev, cut)
         if a < b:
             bounds.append((start + a, start + b))
         prev = cut
@@ -107,11 +107,3 @@ def sentence_bounds(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _is_abbreviation(segment: str, dot: int) -> bool:
     word = re.search(r"[A-Za-z.]+$", segment[:dot])
     return bool(word) and (word.group().lower() in _ABBREVIATIONS or len(word.group()) == 1)
-
-
-def _strip(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
