@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from pipeline import __version__
 from pipeline.settings import CLEANING_STAGES, Settings, load_config
 from pipeline.translate import TranslatorUnavailable, select_translator
+from pipeline.translate.engines import available_cores
 
 log = logging.getLogger("pipeline")
 
@@ -139,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--jobs",
         type=int,
-        default=os.cpu_count() or 1,
+        default=available_cores(),
         metavar="N",
         help="worker processes for the text stages (default: number of cores)",
     )
