@@ -151,27 +151,43 @@ def _cluster(hits: list[tuple[int, int, float]], gap: int) -> list[tuple[int, in
 _EDGE_PUNCT = " \t，。！!？?；;：:、|｜_-—…·,."
 
 
+_PROSE_END = re.compile(r"[。！？!?…]$")
+
+
+def _is_whole_spam(line: str, hits: list[tuple[int, int, float]], topical: bool) -> bool:
+    """Decide by density: the share of the line (URLs and spaces aside) the words cover.
+
+    Prose — a sentence, or a long line — needs dense spam; a short, unpunctuated line (a
+    header, a link label) less; a URL next to a spam word is an ad. In an article about the
+    topic itself only lines that are nearly all spam go.
+    """
+    urls = url_spans(line)
+    size = sum(1 for i, c in enumerate(line) if not c.isspace() and i not in urls)
+    if size == 0:
+        return False
+    density = _weighted_cover(hits) / size
+    if topical:
+        return density >= 0.7 and len(hits) >= 3
+    stripped = line.strip()
+    if _PROSE_END.search(stripped) or len(stripped) > 40:
+        return (density >= 0.4 and len(hits) >= 2) or density >= 0.6
+    has_url = any(i in urls for i in range(len(line)))
+    return (density >= 0.2 and len(hits) >= 2) or density >= 0.3 or has_url
+
+
 def _keyword_changes(
     text: str, spans: list[tuple[int, int]], matched: str, topical: bool, extra: tuple[str, ...]
 ) -> list[Change]:
     changes = []
     for start, end in spans:
         line = matched[start:end]
-        size = len(line.strip())
         hits = keyword_hits(line, extra)
-        if not hits or size == 0:
+        if not hits:
             continue
-        density = _weighted_cover(hits) / size
-        if topical:
-            whole = density >= 0.7 and len(hits) >= 3
-        else:
-            whole = (density >= 0.4 and len(hits) >= 2) or density >= 0.6
-        if whole:
+        if _is_whole_spam(line, hits, topical):
             changes.append(Change(start, end, "spam keywords"))
-            continue
-        if topical:
-            continue
-        changes += _glued_keyword_changes(text, line, start, hits)
+        elif not topical:
+            changes += _glued_keyword_changes(text, line, start, hits)
     return changes
 
 
