@@ -12,7 +12,7 @@ import bisect
 import dataclasses
 import sys
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 
@@ -153,7 +153,6 @@ class Document:
     edits: tuple[Edit, ...] = ()
     paragraphs: tuple[Paragraph, ...] = ()
     notes: tuple[str, ...] = ()
-    extras: dict = field(default_factory=dict, compare=False)
 
     @cached_property
     def view(self) -> View:
@@ -184,12 +183,6 @@ class Document:
         if not changes:
             return self
         return self.replace(edits=merge_edits(self.original, self.edits, self.view, stage, changes))
-
-    def removals_by_stage(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for edit in self.edits:
-            counts[edit.stage] = counts.get(edit.stage, 0) + 1
-        return counts
 
 
 def merge_edits(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 CLEANING_STAGES = ("normalize", "pinyin", "spam", "boilerplate")
@@ -27,7 +27,6 @@ class Settings:
     # Spam thresholds (see stages/spam.py for what they mean).
     pinyin_run_min_letters: int = 24
     spam_line_max_chars: int = 120
-    extra: dict = field(default_factory=dict, compare=False)
 
     def enabled(self, stage: str) -> bool:
         return stage not in self.keep

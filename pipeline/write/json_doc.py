@@ -21,19 +21,13 @@ def _dumps(value: object, indent: int) -> str:
     return text.replace("\n", "\n" + " " * indent)
 
 
-def _removal(e: Edit) -> dict:
-    return {"start": e.start, "end": e.end, "text": e.text, "stage": e.stage, "reason": e.reason}
-
-
-def _repair(e: Edit) -> dict:
-    return {
-        "start": e.start,
-        "end": e.end,
-        "text": e.text,
-        "replacement": e.replacement,
-        "stage": e.stage,
-        "reason": e.reason,
-    }
+def _edit(e: Edit) -> dict:
+    """A removal, or a repair (which also says what replaced the text)."""
+    out: dict = {"start": e.start, "end": e.end, "text": e.text}
+    if not e.is_removal:
+        out["replacement"] = e.replacement
+    out.update(stage=e.stage, reason=e.reason)
+    return out
 
 
 def _sentence(s: Sentence) -> dict:
@@ -77,8 +71,8 @@ def _fields(doc: Document, translator: dict, pipeline: dict | None) -> list[tupl
             },
         ),
         ("translator", translator),
-        ("removed", (_removal(e) for e in doc.edits if e.is_removal)),
-        ("repaired", (_repair(e) for e in doc.edits if not e.is_removal)),
+        ("removed", (_edit(e) for e in doc.edits if e.is_removal)),
+        ("repaired", (_edit(e) for e in doc.edits if not e.is_removal)),
         ("notes", list(doc.notes)),
         ("paragraphs", (_paragraph(p) for p in doc.paragraphs)),
     ]
@@ -109,7 +103,3 @@ def json_chunks(doc: Document, translator: dict, pipeline: dict | None = None) -
         else:
             yield from _stream_list(value)
     yield "\n}\n"
-
-
-def render_json(doc: Document, translator: dict, pipeline: dict | None = None) -> str:
-    return "".join(json_chunks(doc, translator, pipeline))
