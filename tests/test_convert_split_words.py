@@ -70,6 +70,11 @@ def test_paragraph_and_sentence_offsets_point_into_the_original():
             assert to_simplified(doc.kept_text(s.start, s.end)) == s.zh
 
 
+def test_names_are_not_split_by_a_stronger_neighbour():
+    # without the user dictionary jieba reads 谷/歌会 ("song concert") here
+    assert tokenize("谷歌会继续对开源编译器投资")[:2] == ("谷歌", "会")
+
+
 def test_user_dictionary_terms_are_words():
     tokens = tokenize("让大模型通过知识蒸馏和自注意力提升混合专家的效率")
     for term in ("大模型", "知识蒸馏", "自注意力", "混合专家"):
