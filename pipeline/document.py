@@ -14,6 +14,7 @@ import sys
 from array import array
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,33 +51,43 @@ class View:
     """
 
     def __init__(self, original: str, edits: tuple[Edit, ...]):
+        # Plain lists filled in one loop, then packed: this runs after every stage that cuts.
         pieces: list[str] = []
-        self._view_starts = array("q")
-        self._orig_starts = array("q")
-        self._orig_ends = array("q")
-        self._identity = bytearray()  # 1: kept original text, 0: replacement text
+        view_starts: list[int] = []
+        orig_starts: list[int] = []
+        orig_ends: list[int] = []
+        identity: list[int] = []  # 1: kept original text, 0: replacement text
         pos = 0
         view_pos = 0
         for edit in edits:
-            if edit.start > pos:
-                self._add(view_pos, pos, edit.start, True)
-                pieces.append(original[pos : edit.start])
-                view_pos += edit.start - pos
-            if edit.replacement:
-                self._add(view_pos, edit.start, edit.end, False)
-                pieces.append(edit.replacement)
-                view_pos += len(edit.replacement)
+            start = edit.start
+            if start > pos:
+                view_starts.append(view_pos)
+                orig_starts.append(pos)
+                orig_ends.append(start)
+                identity.append(1)
+                pieces.append(original[pos:start])
+                view_pos += start - pos
+            replacement = edit.replacement
+            if replacement:
+                view_starts.append(view_pos)
+                orig_starts.append(start)
+                orig_ends.append(edit.end)
+                identity.append(0)
+                pieces.append(replacement)
+                view_pos += len(replacement)
             pos = edit.end
         if pos < len(original):
-            self._add(view_pos, pos, len(original), True)
+            view_starts.append(view_pos)
+            orig_starts.append(pos)
+            orig_ends.append(len(original))
+            identity.append(1)
             pieces.append(original[pos:])
         self.text = "".join(pieces)
-
-    def _add(self, view_start: int, orig_start: int, orig_end: int, identity: bool) -> None:
-        self._view_starts.append(view_start)
-        self._orig_starts.append(orig_start)
-        self._orig_ends.append(orig_end)
-        self._identity.append(identity)
+        self._view_starts = array("q", view_starts)
+        self._orig_starts = array("q", orig_starts)
+        self._orig_ends = array("q", orig_ends)
+        self._identity = bytes(identity)
 
     def __len__(self) -> int:
         return len(self.text)
@@ -199,48 +210,58 @@ def merge_edits(
     repair keeps the rest of the repaired text as its replacement. Adjacent removals of the same
     stage merge into one.
     """
-    groups = _group_overlapping(view, edits, sorted(changes, key=lambda c: (c.start, c.end)))
+    groups = _group_overlapping(view, sorted(changes, key=_span))
     edit_starts = [e.start for e in edits]
     absorbed: set[int] = set()
     new_edits: list[Edit] = []
-    for v_start, v_end, replacement, reason in groups:
-        s, e = view.to_original(v_start, v_end)
+    for v_start, v_end, replacement, reason, s, e in groups:
         # Existing edits that overlap [s, e) are absorbed into the new one.
         i = max(bisect.bisect_right(edit_starts, s) - 1, 0)
         lo, hi = s, e
+        absorbs = False
         while i < len(edits) and edits[i].start < e:
             old = edits[i]
             if old.end > s or (old.start == old.end == s):
                 absorbed.add(i)
+                absorbs = True
                 lo, hi = min(lo, old.start), max(hi, old.end)
             i += 1
-        # Keep whatever view text the widened span held outside the change (part of a repair).
-        va, vb = view.from_original(lo), view.from_original(hi)
-        kept = view.text[va:v_start] + replacement + view.text[v_end:vb]
+        kept = replacement
+        if absorbs:
+            # Keep whatever view text the widened span held outside the change (part of a repair).
+            va, vb = view.from_original(lo), view.from_original(hi)
+            kept = view.text[va:v_start] + replacement + view.text[v_end:vb]
         # Many edits share a reason ("reading of 發"): one string object serves them all.
         new_edits.append(Edit(lo, hi, stage, sys.intern(reason), original[lo:hi], kept))
-    merged = sorted(
-        [e for i, e in enumerate(edits) if i not in absorbed] + new_edits, key=lambda e: e.start
-    )
+    kept_edits = [e for i, e in enumerate(edits) if i not in absorbed] if absorbed else list(edits)
+    # Two sorted runs: the sort merges them in linear time.
+    merged = sorted(kept_edits + new_edits, key=_start)
     return tuple(_join_adjacent(original, merged))
 
 
+_span = attrgetter("start", "end")
+_start = attrgetter("start")
+
+
 def _group_overlapping(
-    view: View, edits: tuple[Edit, ...], changes: list[Change]
-) -> list[tuple[int, int, str, str]]:
-    """Unite changes that overlap in the view or in the original (through a shared repair)."""
-    groups: list[tuple[int, int, str, str]] = []
+    view: View, changes: list[Change]
+) -> list[tuple[int, int, str, str, int, int]]:
+    """Unite changes that overlap in the view or in the original (through a shared repair).
+
+    Each group: view span, replacement, reason, and the original span it covers.
+    """
+    groups: list[tuple[int, int, str, str, int, int]] = []
     last_orig_end = -1
     for c in changes:
         s, e = view.to_original(c.start, c.end)
         if groups and (c.start < groups[-1][1] or s < last_orig_end):
-            g_start, g_end, g_replacement, g_reason = groups[-1]
+            g_start, g_end, g_replacement, g_reason, g_s, g_e = groups[-1]
             if c.end > g_end:
                 gap = view.text[g_end : c.start] if c.start > g_end else ""
-                groups[-1] = (g_start, c.end, g_replacement + gap + c.replacement, g_reason)
+                groups[-1] = (g_start, c.end, g_replacement + gap + c.replacement, g_reason, g_s, e)
             last_orig_end = max(last_orig_end, e)
             continue
-        groups.append((c.start, c.end, c.replacement, c.reason))
+        groups.append((c.start, c.end, c.replacement, c.reason, s, e))
         last_orig_end = e
     return groups
 

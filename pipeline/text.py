@@ -9,6 +9,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
+import numpy as np
+
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RE = re.compile(f"[{HAN}]")
 CJK_PUNCT = "，。、；：？！「」『』（）【】《》〈〉“”‘’…—～·"
@@ -80,20 +82,49 @@ def pinyin_syllables() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def _simplified_table() -> dict[int, str]:
-    """Each Han character's own Simplified form (OpenCC t2s, one character at a time)."""
+def _simplified_pairs() -> list[tuple[int, int]]:
+    """(Traditional, Simplified) code points: each Han character's own Simplified form (OpenCC
+    t2s, one character at a time; multi-character results are left out)."""
     import opencc
 
     chars = [chr(c) for c in range(0x3400, 0xA000) if HAN_RE.match(chr(c))]
     # one character per line: phrase rules never span a line, so each converts alone
     converted = opencc.OpenCC("t2s").convert("\n".join(chars)).split("\n")
-    return {
-        ord(trad): simp
+    return [
+        (ord(trad), ord(simp))
         for trad, simp in zip(chars, converted, strict=True)
         if simp != trad and len(simp) == 1
-    }
+    ]
+
+
+@lru_cache(maxsize=2)
+def _char_table(lowercase: bool) -> np.ndarray:
+    """A code point → code point map over all of Unicode."""
+    table = np.arange(0x110000, dtype=np.uint32)
+    if lowercase:
+        # Only one-to-one case mappings: `İ`.lower() is two characters and would shift offsets.
+        # Nothing above U+1FFFF has case.
+        for c in range(0x20000):
+            low = chr(c).lower()
+            if len(low) == 1 and ord(low) != c:
+                table[c] = ord(low)
+    for trad, simp in _simplified_pairs():
+        table[trad] = simp
+    return table
+
+
+def _map_chars(text: str, table: np.ndarray) -> str:
+    # Vectorised over UTF-32 code units: ~5× faster than str.translate on long pages.
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return table[codes].tobytes().decode("utf-32-le", "surrogatepass")
 
 
 def simplified_chars(text: str) -> str:
     """Character-by-character Traditional→Simplified; same length, so offsets stay valid."""
-    return text.translate(_simplified_table())
+    return _map_chars(text, _char_table(lowercase=False))
+
+
+def fold(text: str) -> str:
+    """The form patterns are matched against: character-level Simplified and lowercase, with
+    the same length as `text`, so a match's offsets are offsets into `text`."""
+    return _map_chars(text, _char_table(lowercase=True))

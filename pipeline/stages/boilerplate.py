@@ -19,7 +19,7 @@ from functools import lru_cache
 from pipeline.data import data_lines
 from pipeline.document import Change, Document
 from pipeline.settings import Settings
-from pipeline.text import HAN, lines, simplified_chars, strip_span, url_spans
+from pipeline.text import HAN, fold, lines, strip_span, url_spans
 
 STAGE = "boilerplate"
 
@@ -114,7 +114,7 @@ def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]
 
 def boilerplate(doc: Document, settings: Settings) -> Document:
     text = doc.view.text
-    matched = simplified_chars(text).lower()
+    matched = fold(text)
     spans = list(lines(text))
     changes = _related_list_changes(text, matched, spans)
     taken = {c.start for c in changes}

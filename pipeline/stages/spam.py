@@ -24,7 +24,7 @@ import ahocorasick
 from pipeline.data import data_lines
 from pipeline.document import Change, Document
 from pipeline.settings import Settings
-from pipeline.text import han_count, lines, pinyin_syllables, simplified_chars, url_spans
+from pipeline.text import fold, han_count, lines, pinyin_syllables, simplified_chars, url_spans
 
 STAGE = "spam"
 
@@ -110,7 +110,7 @@ def _automaton(extra_files: tuple[str, ...]) -> ahocorasick.Automaton:
     automaton = ahocorasick.Automaton()
     for line in data_lines("spam_words.txt", extra_files):
         word, _, weight = line.partition("\t")
-        word = simplified_chars(word.strip().lower())
+        word = fold(word.strip())
         if word:
             automaton.add_word(word, (len(word), float(weight or 1.0)))
     automaton.make_automaton()
@@ -396,7 +396,7 @@ def _is_topical(matched: str, spans: list[tuple[int, int]], extra: tuple[str, ..
 
 def spam(doc: Document, settings: Settings) -> Document:
     text = doc.view.text
-    matched = simplified_chars(text).lower()
+    matched = fold(text)
     spans = list(lines(text))
     extra = tuple(settings.spam_words)
     changes: list[Change] = []
