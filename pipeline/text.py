@@ -16,7 +16,9 @@ HAN_RE = re.compile(f"[{HAN}]")
 CJK_PUNCT = "，。、；：？！「」『』（）【】《》〈〉“”‘’…—～·"
 URL_RE = re.compile(
     r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + HAN + r"“”‘’]+"
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    # An address starts where a run of address characters starts: without the look-behind
+    # every character of a long run of Han characters (\w too) would restart the match.
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
     re.I,
 )
 # Interjection readings (嗯 n, 呣 m, 哼 hng…) would let almost any letter string parse as pinyin.
@@ -31,6 +33,13 @@ def lines(text: str) -> Iterator[tuple[int, int]]:
         pos += len(line) + 1
 
 
+def lines_matching(pattern: re.Pattern, text: str, spans: list[tuple[int, int]]) -> set[int]:
+    """Indexes of the lines (`spans`, as from `lines`) in which `pattern` finds a match:
+    one scan of the whole text instead of one search per line."""
+    starts = [a for a, _ in spans]
+    return {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(text)}
+
+
 def strip_span(text: str, a: int, b: int) -> tuple[int, int]:
     """[a, b) narrowed to exclude white space at both ends."""
     while a < b and text[a].isspace():
@@ -41,8 +50,22 @@ def strip_span(text: str, a: int, b: int) -> tuple[int, int]:
 
 
 def han_count(text: str) -> int:
+    if len(text) > 4096:  # a whole page: count vectorised
+        return int(_is_han()[_code_points(text)].sum())
     # Not len(findall()): on a long text that list of one-character strings costs gigabytes.
     return len(text) - len(HAN_RE.sub("", text))
+
+
+@lru_cache(maxsize=1)
+def _is_han() -> np.ndarray:
+    table = np.zeros(0x110000, dtype=bool)
+    for lo, hi in re.findall(r"(.)-(.)", HAN):
+        table[ord(lo) : ord(hi) + 1] = True
+    return table
+
+
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 class Spans:
@@ -114,9 +137,8 @@ def _char_table(lowercase: bool) -> np.ndarray:
 
 
 def _map_chars(text: str, table: np.ndarray) -> str:
-    # Vectorised over UTF-32 code units: ~5× faster than str.translate on long pages.
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    return table[codes].tobytes().decode("utf-32-le", "surrogatepass")
+    # Vectorised over code points: ~5× faster than str.translate on long pages.
+    return table[_code_points(text)].tobytes().decode("utf-32-le", "surrogatepass")
 
 
 def simplified_chars(text: str) -> str:

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pipeline.data import data_lines
 from pipeline.document import Change, Document
 from pipeline.settings import Settings
-from pipeline.text import HAN, fold, lines, strip_span, url_spans
+from pipeline.text import HAN, fold, lines, lines_matching, strip_span, url_spans
 
 STAGE = "boilerplate"
 
@@ -37,10 +37,12 @@ _MENU_WORDS = re.compile(
     "新闻|财经|科技|体育|娱乐|汽车|房产|游戏|视频|图片|动态|通知|私信"
 )
 _SENTENCE_END = re.compile("[。！？!?；]")
-_RELATED_HEADER = re.compile(
-    r"^(?:相关阅读|相关文章|相关推荐|推荐阅读|猜你喜欢|热门推荐|精彩推荐|为你推荐|今日推荐|"
-    r"大家都在看|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩)[：:]?$"
+_RELATED_HEADERS = (
+    "相关阅读|相关文章|相关推荐|推荐阅读|猜你喜欢|热门推荐|精彩推荐|为你推荐|今日推荐|"
+    "大家都在看|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩"
 )
+_RELATED_HEADER = re.compile(rf"^(?:{_RELATED_HEADERS})[：:]?$")
+_RELATED_HINT = re.compile(_RELATED_HEADERS)  # finds the few lines worth the full check
 _RELATED_ITEM_MAX = 40
 _RELATED_MAX_ITEMS = 15
 
@@ -57,8 +59,10 @@ def is_chrome_line(line: str) -> bool:
 
 
 def _is_menu(line: str) -> bool:
+    if _SENTENCE_END.search(line) or len(_MENU_SEPARATOR.findall(line)) < 2:
+        return False
     items = [i for i in _MENU_SEPARATOR.split(line) if i]
-    if len(items) < 3 or _SENTENCE_END.search(line) or len(_MENU_SEPARATOR.findall(line)) < 2:
+    if len(items) < 3:
         return False
     if any(len(i) > 8 for i in items):
         return False
@@ -67,31 +71,38 @@ def _is_menu(line: str) -> bool:
 
 def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]]) -> list[Change]:
     changes = []
-    i = 0
-    while i < len(spans):
+    end_of_list = 0
+    for i in sorted(lines_matching(_RELATED_HINT, matched, spans)):
         a, b = strip_span(matched, *spans[i])
-        if a < b and _RELATED_HEADER.match(matched[a:b]):
-            changes.append(Change(a, b, "related-articles header"))
-            items = 0
-            j = i + 1
-            while j < len(spans) and items < _RELATED_MAX_ITEMS:
-                ia, ib = strip_span(text, *spans[j])
-                if ia == ib:
-                    j += 1
-                    continue
-                item = text[ia:ib]
-                if len(item) > _RELATED_ITEM_MAX or _SENTENCE_END.search(item[-1:]):
-                    break
-                changes.append(Change(ia, ib, "related-articles list"))
-                items += 1
+        if i < end_of_list or not _RELATED_HEADER.match(matched[a:b]):
+            continue
+        changes.append(Change(a, b, "related-articles header"))
+        items = 0
+        j = i + 1
+        while j < len(spans) and items < _RELATED_MAX_ITEMS:
+            ia, ib = strip_span(text, *spans[j])
+            if ia == ib:
                 j += 1
-            i = j
-        else:
-            i += 1
+                continue
+            item = text[ia:ib]
+            if len(item) > _RELATED_ITEM_MAX or _SENTENCE_END.search(item[-1:]):
+                break
+            changes.append(Change(ia, ib, "related-articles list"))
+            items += 1
+            j += 1
+        end_of_list = j
     return changes
 
 
-def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]:
+# Cheap whole-text scans that find the few lines worth the full footer or image check: each is
+# implied by the pattern it stands in for.
+_FOOTER_HINT = re.compile("返回搜狐|责任编辑|来源")
+_IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
+
+
+def _line_changes(
+    text: str, matched: str, start: int, end: int, footer_hint: bool, image_hint: bool
+) -> list[Change]:
     a, b = strip_span(matched, start, end)
     if a == b:
         return []
@@ -101,10 +112,10 @@ def _line_changes(text: str, matched: str, start: int, end: int) -> list[Change]
     if not any(c.isalnum() for c in line):  # ▼, ↓↓↓, ———: decoration, no words at all
         return [Change(a, b, "decoration line")]
     changes = []
-    footer = _GLUED_FOOTERS.search(line)
+    footer = _GLUED_FOOTERS.search(line) if footer_hint else None
     if footer and re.search(f"[{HAN}A-Za-z0-9]", line[: footer.start()]):
         changes.append(Change(a + footer.start(), b, "footer glued to content"))
-    images = list(_INLINE_IMAGES.finditer(line))
+    images = list(_INLINE_IMAGES.finditer(line)) if image_hint else []
     urls = url_spans(text[a:b]) if images else None
     for m in images:
         if m.start() not in urls and (not footer or a + m.start() < a + footer.start()):
@@ -117,8 +128,10 @@ def boilerplate(doc: Document, settings: Settings) -> Document:
     matched = fold(text)
     spans = list(lines(text))
     changes = _related_list_changes(text, matched, spans)
-    taken = {c.start for c in changes}
-    for start, end in spans:
-        if strip_span(text, start, end)[0] not in taken:
-            changes += _line_changes(text, matched, start, end)
+    taken = {c.start for c in changes}  # related-list lines, already judged
+    footer_lines = lines_matching(_FOOTER_HINT, matched, spans)
+    image_lines = lines_matching(_IMAGE_HINT, matched, spans)
+    for i, (start, end) in enumerate(spans):
+        if not taken or strip_span(text, start, end)[0] not in taken:
+            changes += _line_changes(text, matched, start, end, i in footer_lines, i in image_lines)
     return doc.apply(STAGE, sorted(changes, key=lambda c: c.start))

@@ -10,6 +10,7 @@ pinyin syllable plus an unmatched closing bracket.
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 
@@ -20,8 +21,8 @@ from pipeline.text import HAN, lines, pinyin_syllables, plain_syllable
 STAGE = "pinyin"
 
 _READING = r"[A-Za-z\u00c0-\u024f\u0300-\u036f]{1,7}[1-5]?"
-_GROUP = re.compile(rf"[(（]\s?({_READING})\s?[)）]")
-_ANNOTATED = re.compile(rf"([{HAN}])((?:[(（]\s?{_READING}\s?[)）])+)")
+_GROUP = re.compile(rf"[(（][^\S\n]?({_READING})[^\S\n]?[)）]")
+_ANNOTATED = re.compile(rf"([{HAN}])((?:[(（][^\S\n]?{_READING}[^\S\n]?[)）])+)")
 _TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ"
 _HAN_CHAR = re.compile(f"[{HAN}]")
 _BROKEN = re.compile(
@@ -42,18 +43,26 @@ def _reason(char: str) -> str:
     return f"reading of {char}"  # one string per character, shared by all its annotations
 
 
-def _annotation_changes(line: str, offset: int) -> list[Change]:
+@lru_cache(maxsize=65536)
+def _annotation_length(char: str, groups: str) -> int:
+    """How much of `groups` (one or more bracketed readings after `char`) is annotation."""
+    valid = readings(char)
+    length = 0
+    for group in _GROUP.finditer(groups):
+        if plain_syllable(group.group(1)) not in valid:
+            break
+        length = group.end()
+    return length
+
+
+def _annotation_changes(text: str) -> list[Change]:
     changes = []
-    for m in _ANNOTATED.finditer(line):
-        char = m.group(1)
-        valid = readings(char)
-        end = m.start(2)
-        for group in _GROUP.finditer(m.group(2)):
-            if plain_syllable(group.group(1)) not in valid:
-                break
-            end = m.start(2) + group.end()
-        if end > m.start(2):
-            changes.append(Change(offset + m.start(2), offset + end, _reason(char)))
+    for m in _ANNOTATED.finditer(text):
+        char, groups = m.group(1, 2)
+        length = _annotation_length(char, groups)
+        if length:
+            start = m.start(2)
+            changes.append(Change(start, start + length, _reason(char)))
     return changes
 
 
@@ -77,8 +86,6 @@ def _unmatched_closers(line: str, skip: list[tuple[int, int]]) -> set[int]:
 
 
 def _broken_changes(line: str, offset: int, annotations: list[Change]) -> list[Change]:
-    if ")" not in line and "）" not in line:
-        return []
     closers_of_annotations = {c.end - offset - 1 for c in annotations}
     candidates = []
     for m in _BROKEN.finditer(line):
@@ -107,11 +114,14 @@ def _broken_changes(line: str, offset: int, annotations: list[Change]) -> list[C
 
 def pinyin(doc: Document, settings: Settings) -> Document:
     text = doc.view.text
-    changes: list[Change] = []
+    # An annotation never spans a line, so one scan of the whole text finds what a scan of each
+    # line would.
+    annotations = _annotation_changes(text)
+    changes = list(annotations)
+    starts = [c.start for c in annotations]
     for start, end in lines(text):
         line = text[start:end]
-        if "(" not in line and "（" not in line and ")" not in line and "）" not in line:
-            continue
-        annotations = _annotation_changes(line, start)
-        changes += annotations + _broken_changes(line, start, annotations)
+        if ")" in line or "）" in line:
+            own = annotations[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)]
+            changes += _broken_changes(line, start, own)
     return doc.apply(STAGE, changes)

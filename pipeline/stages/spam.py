@@ -24,7 +24,15 @@ import ahocorasick
 from pipeline.data import data_lines
 from pipeline.document import Change, Document
 from pipeline.settings import Settings
-from pipeline.text import fold, han_count, lines, pinyin_syllables, simplified_chars, url_spans
+from pipeline.text import (
+    fold,
+    han_count,
+    lines,
+    lines_matching,
+    pinyin_syllables,
+    simplified_chars,
+    url_spans,
+)
 
 STAGE = "spam"
 
@@ -90,15 +98,16 @@ _SCRAP = r"[A-Za-z0-9][A-Za-z0-9.,'/()\[\]{}:;!?\-]?"
 _JAMMER = re.compile(rf"(?<![A-Za-z0-9])(?:{_SCRAP}[ \t]+){{4,}}{_SCRAP}(?![A-Za-z0-9])")
 
 
-def _jammer_changes(line: str, offset: int) -> list[Change]:
+def _jammer_changes(text: str) -> list[Change]:
+    # Noise never spans a line (no newline in the pattern): whole text or line, same matches.
     changes = []
-    for m in _JAMMER.finditer(line):
+    for m in _JAMMER.finditer(text):
         noise = m.group()
         letters = sum(c.isalpha() for c in noise)
         brackets = sum(c in "()[]{}" for c in noise)
         punct = sum(c in ".,'/:;!?-" for c in noise)
         if letters >= 3 and (brackets % 2 == 1 or punct >= 2) and any(c.isupper() for c in noise):
-            changes.append(Change(offset + m.start(), offset + m.end(), "jammer noise"))
+            changes.append(Change(m.start(), m.end(), "jammer noise"))
     return changes
 
 
@@ -175,15 +184,34 @@ def _is_whole_spam(line: str, hits: list[tuple[int, int, float]], topical: bool)
     return (density >= 0.2 and len(hits) >= 2) or density >= 0.3 or has_url
 
 
+def _hits_by_line(
+    matched: str, spans: list[tuple[int, int]], extra: tuple[str, ...]
+) -> dict[int, list[tuple[int, int, float]]]:
+    """Each line's keyword hits, in line coordinates, from one scan of the whole text.
+
+    Spam words never contain a newline, so no match spans two lines and the greedy choice
+    over the whole text is the greedy choice within each line.
+    """
+    starts = [a for a, _ in spans]
+    by_line: dict[int, list[tuple[int, int, float]]] = {}
+    for start, end, weight in keyword_hits(matched, extra):
+        i = bisect.bisect_right(starts, start) - 1
+        offset = starts[i]
+        by_line.setdefault(i, []).append((start - offset, end - offset, weight))
+    return by_line
+
+
 def _keyword_changes(
-    text: str, spans: list[tuple[int, int]], matched: str, topical: bool, extra: tuple[str, ...]
+    matched: str,
+    text: str,
+    spans: list[tuple[int, int]],
+    line_hits: dict[int, list[tuple[int, int, float]]],
+    topical: bool,
 ) -> list[Change]:
     changes = []
-    for start, end in spans:
+    for i, hits in sorted(line_hits.items()):
+        start, end = spans[i]
         line = matched[start:end]
-        hits = keyword_hits(line, extra)
-        if not hits:
-            continue
         if _is_whole_spam(line, hits, topical):
             changes.append(Change(start, end, "spam keywords"))
         elif not topical:
@@ -377,36 +405,41 @@ def _suffix_changes(line: str, offset: int, article: Article) -> list[Change]:
 # --- the stage ------------------------------------------------------------------------------
 
 
-def _is_topical(matched: str, spans: list[tuple[int, int]], extra: tuple[str, ...]) -> bool:
+def _is_topical(
+    matched: str,
+    spans: list[tuple[int, int]],
+    line_hits: dict[int, list[tuple[int, int, float]]],
+) -> bool:
     """Is the article itself about gambling, lotteries…? Then its vocabulary is content.
 
     Prose that discusses the topic mentions the words here and there (low density); injected
     spam is dense. So the share of lines with a few, sparse hits decides.
     """
-    nonblank = [(a, b) for a, b in spans if matched[a:b].strip()]
-    if len(nonblank) < 8:
+    nonblank = sum(1 for a, b in spans if not matched[a:b].isspace() and a < b)
+    if nonblank < 8:
         return False
     discussing = 0
-    for a, b in nonblank:
-        hits = keyword_hits(matched[a:b], extra)
-        if hits and _weighted_cover(hits) / len(matched[a:b].strip()) < 0.35:
+    for i, hits in line_hits.items():
+        a, b = spans[i]
+        if _weighted_cover(hits) / len(matched[a:b].strip()) < 0.35:
             discussing += 1
-    return discussing / len(nonblank) >= 0.2
+    return discussing / nonblank >= 0.2
 
 
 def spam(doc: Document, settings: Settings) -> Document:
     text = doc.view.text
     matched = fold(text)
     spans = list(lines(text))
-    extra = tuple(settings.spam_words)
     changes: list[Change] = []
+    # Each pattern scans the whole text once; only lines it finds something in are examined.
     anchor = re.compile(rf"[a-z]{{{settings.pinyin_run_min_letters},}}")
-    for start, end in spans:
-        line = text[start:end]
-        if anchor.search(line):
-            changes += _pinyin_ad_changes(line, start, settings.pinyin_run_min_letters)
-        changes += _jammer_changes(line, start)
-    changes += _keyword_changes(text, spans, matched, _is_topical(matched, spans, extra), extra)
+    for i in sorted(lines_matching(anchor, text, spans)):
+        start, end = spans[i]
+        changes += _pinyin_ad_changes(text[start:end], start, settings.pinyin_run_min_letters)
+    changes += _jammer_changes(text)
+    line_hits = _hits_by_line(matched, spans, tuple(settings.spam_words))
+    topical = _is_topical(matched, spans, line_hits)
+    changes += _keyword_changes(matched, text, spans, line_hits, topical)
     removed = _fully_removed_lines(text, spans, changes)
     changes += _off_topic_changes(text, matched, spans, removed, settings.spam_line_max_chars)
     return doc.apply(STAGE, _without_overlaps(changes))

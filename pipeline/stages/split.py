@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from pipeline.document import Document, Paragraph, Sentence
-from pipeline.text import strip_span, url_spans
+from pipeline.text import Spans, strip_span, url_spans
 
 _TERMINATORS = "。！？!?；…"
 _CLOSERS = "」』”’\"'）)】》"
@@ -67,32 +67,47 @@ def split(doc: Document) -> Document:
     """Fill `doc.paragraphs` with paragraphs and sentences carrying original offsets."""
     view = doc.view
     text = view.text
-    paragraphs = []
+    urls = url_spans(text)  # no URL spans a line: one scan serves every paragraph
+    found: list[tuple[int, int, list[tuple[int, int]]]] = []
     for line in re.finditer(r"[^\n]+", text):
         a, b = strip_span(text, line.start(), line.end())
-        if a >= b:
-            continue
+        if a < b:
+            found.append((a, b, sentence_bounds(text, a, b, urls)))
+    # Every span of the document mapped to the original in one vectorised call.
+    view_spans = [span for a, b, sentences in found for span in [(a, b), *sentences]]
+    starts, ends = view.to_original_many([a for a, _ in view_spans], [b for _, b in view_spans])
+    original = iter(zip(starts, ends, strict=True))
+    paragraphs = []
+    for a, b, bounds in found:
         pid = f"p{len(paragraphs) + 1}"
-        sentences = []
-        for sa, sb in sentence_bounds(text, a, b):
-            start, end = view.to_original(sa, sb)
-            sentences.append(Sentence(f"{pid}-s{len(sentences) + 1}", start, end, text[sa:sb]))
-        start, end = view.to_original(a, b)
-        paragraphs.append(Paragraph(pid, start, end, text[a:b], tuple(sentences)))
+        start, end = next(original)
+        sentences = tuple(
+            Sentence(f"{pid}-s{k}", *next(original), text[sa:sb])
+            for k, (sa, sb) in enumerate(bounds, 1)
+        )
+        paragraphs.append(Paragraph(pid, start, end, text[a:b], sentences))
     return doc.replace(paragraphs=tuple(paragraphs))
 
 
-def sentence_bounds(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Sentence spans [a, b) of text[start:end], stripped of surrounding white space."""
+def sentence_bounds(
+    text: str, start: int, end: int, urls: Spans | None = None
+) -> list[tuple[int, int]]:
+    """Sentence spans [a, b) of text[start:end], stripped of surrounding white space.
+
+    `urls`: where the URLs of `text` are, if already known.
+    """
     segment = text[start:end]
-    urls = url_spans(segment)
+    if urls is None:
+        urls, start_in_urls = url_spans(segment), 0
+    else:
+        start_in_urls = start
 
     cuts = []
     for m in _END.finditer(segment):
-        if m.start() not in urls:
+        if start_in_urls + m.start() not in urls:
             cuts.append(m.end())
     for m in _PERIOD.finditer(segment):
-        if m.start() not in urls and not _is_abbreviation(segment, m.start()):
+        if start_in_urls + m.start() not in urls and not _is_abbreviation(segment, m.start()):
             cuts.append(m.end())
     bounds = []
     prev = 0
