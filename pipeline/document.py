@@ -200,7 +200,12 @@ class Document:
         return view.text[view.from_original(start) : view.from_original(end)]
 
     def replace(self, **changes) -> Document:
-        return dataclasses.replace(self, **changes)
+        new = dataclasses.replace(self, **changes)
+        # The view depends on the original and the edits only; rebuilding it costs a pass over
+        # every edit, so a document that keeps both keeps its view.
+        if "view" in self.__dict__ and "edits" not in changes and "original" not in changes:
+            new.__dict__["view"] = self.__dict__["view"]
+        return new
 
     def with_note(self, note: str) -> Document:
         return self.replace(notes=(*self.notes, note))
@@ -229,6 +234,8 @@ def merge_edits(
     """
     groups = _group_overlapping(view, sorted(changes, key=_span))
     edit_starts = [e.start for e in edits]
+    edit_ends = [e.end for e in edits]
+    n = len(edits)
     absorbed: set[int] = set()
     new_edits: list[Edit] = []
     for v_start, v_end, replacement, reason, s, e in groups:
@@ -236,12 +243,11 @@ def merge_edits(
         i = max(bisect.bisect_right(edit_starts, s) - 1, 0)
         lo, hi = s, e
         absorbs = False
-        while i < len(edits) and edits[i].start < e:
-            old = edits[i]
-            if old.end > s or (old.start == old.end == s):
+        while i < n and edit_starts[i] < e:
+            if edit_ends[i] > s or (edit_starts[i] == edit_ends[i] == s):
                 absorbed.add(i)
                 absorbs = True
-                lo, hi = min(lo, old.start), max(hi, old.end)
+                lo, hi = min(lo, edit_starts[i]), max(hi, edit_ends[i])
             i += 1
         kept = replacement
         if absorbs:

@@ -9,6 +9,7 @@ settings and pipeline version are unchanged (`--force` redoes them).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import logging
@@ -17,6 +18,7 @@ import os
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from glob import glob
 from pathlib import Path
@@ -143,12 +145,27 @@ def clean_document(doc: Document, settings: Settings) -> Document:
 
 def prepare(doc: Document, settings: Settings) -> Document:
     """Every text stage: clean, split, convert to Simplified, segment words."""
-    doc = split(clean_document(doc, settings))
-    doc = convert(doc)
-    doc = words(doc, settings.user_dicts)
+    with _cyclic_gc_paused():
+        doc = split(clean_document(doc, settings))
+        doc = convert(doc)
+        doc = words(doc, settings.user_dicts)
     if han_count(doc.original) == 0:
         doc = doc.with_note(NO_CHINESE_NOTE)
     return doc
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """The text stages build hundreds of thousands of small objects (edits, sentences, token
+    tuples) that never form cycles: reference counting frees them, and the cyclic collector only
+    re-traverses them, about a tenth of the stages' time on a long page (bench/)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from pipeline.read import InputError, decode, read_document
 from pipeline.stages.convert import to_simplified
-from tests.conftest import SEEDS, load_json, run_cli
+from tests.conftest import SEEDS, clean, load_json, run_cli
 
 SEED_TEXT = SEEDS[1].read_text(encoding="utf-8")
 
@@ -240,3 +241,15 @@ def test_nothing_is_written_outside_the_output_dir(tmp_path):
     assert json.loads((tmp_path / "out" / "a.json").read_text())["source"]["path"] == str(
         src / "a.txt"
     )
+
+
+def test_preparing_a_document_leaves_the_garbage_collector_as_it_was():
+    assert gc.isenabled()
+    clean("發(fā)展很快。")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        clean("發(fā)展很快。")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -90,3 +90,37 @@ def test_edits_stay_inside_disjoint_and_everything_else_survives(case):
     for i, ch in enumerate(doc.view.text):
         s, e = doc.view.origin(i)
         assert text[s:e] == ch
+
+
+@st.composite
+def doc_with_repairs_and_removals(draw):
+    """A document after a few rounds of removals and repairs (replacement text)."""
+    text = draw(st.text(alphabet="ab字發 \n", min_size=1, max_size=40))
+    doc = make_doc(text)
+    for _ in range(draw(st.integers(0, 3))):
+        n = len(doc.view.text)
+        spans = draw(st.lists(st.tuples(st.integers(0, n), st.integers(1, 5)), max_size=4))
+        replacement = draw(st.sampled_from(["", "", "X", "YZ"]))
+        changes = [Change(min(a, n), min(a + k, n), "r", replacement) for a, k in spans]
+        doc = doc.apply("normalize", changes)
+    return doc
+
+
+@given(doc_with_repairs_and_removals(), st.data())
+def test_vectorised_span_mapping_equals_span_by_span(doc, data):
+    view = doc.view
+    n = len(view.text)
+    if n == 0:
+        return
+    spans = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, n)), max_size=8))
+    spans = [(a, min(a + k, n)) for a, k in spans]
+    starts, ends = view.to_original_many([a for a, _ in spans], [b for _, b in spans])
+    assert list(zip(starts, ends, strict=True)) == [view.to_original(a, b) for a, b in spans]
+
+
+def test_a_document_keeps_its_view_until_its_edits_change():
+    doc = make_doc("發(fā)展很快").apply("pinyin", [Change(1, 5, "reading")])
+    view = doc.view
+    assert doc.replace(notes=("n",)).view is view  # same edits: nothing to rebuild
+    fewer = doc.replace(edits=())
+    assert fewer.view is not view and fewer.view.text == "發(fā)展很快"
