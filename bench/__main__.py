@@ -1,4 +1,4 @@
-"""`python -m bench`: print throughput tables and write bench/results.json."""
+"""`python -m bench`: print one table of every measurement and write bench/results.json."""
 
 from __future__ import annotations
 
@@ -8,12 +8,70 @@ import json
 from bench import big_inputs, text_stages, translation
 from bench.common import ROOT, peak_rss_mb
 
+COLUMNS = ("part", "measure", "result", "vs baseline (same run)", "peak RSS")
 
-def _table(rows: list[dict]) -> str:
-    keys = list(rows[0])
-    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
-    lines = ["  ".join(k.ljust(widths[k]) for k in keys)]
-    lines += ["  ".join(str(r[k]).ljust(widths[k]) for k in keys) for r in rows]
+
+def _text_rows(rows: list[dict], peak_mb: int) -> list[tuple]:
+    out = []
+    for r in rows:
+        vs = f"{r['vs_baseline']}× {r['baseline']}" if "baseline" in r else ""
+        result = f"{r['chars_per_s'] / 1e6:.2f} M chars/s = {r['mb_per_s']} MB/s"
+        peak = f"{peak_mb} MB" if r["stage"] == "end-to-end text stages" else ""
+        out.append(("text, 1 core", r["stage"], result, vs, peak))
+    return out
+
+
+def _translation_rows(results: dict) -> list[tuple]:
+    out = []
+    for r in results["throughput"]:
+        vs = r["vs_transformers_fp32"]
+        out.append(
+            (
+                "translate",
+                f"{r['engine']}, {r['decoding']}, batch {r['batch']}",
+                f"{r['sentences_per_s']} sent/s, {r['tokens_per_s']} tok/s",
+                f"{vs}× transformers fp32" if vs != "-" else "",
+                f"{r['peak_rss_mb']} MB",
+            )
+        )
+    waste = results["padding_waste"]
+    out.append(("translate", "padding waste, sorted token-budget batches", f"{waste:.1%}", "", ""))
+    by_engine = {r["engine"]: r for r in results["startup"]}
+    base = by_engine.get("transformers", {})
+    for engine, r in by_engine.items():
+        for key, label in (
+            ("first_sentence_s", "first sentence"),
+            ("first_document_s", "first document"),
+        ):
+            if key not in r:
+                continue
+            vs = ""
+            if engine != "transformers" and base.get(key):
+                vs = f"{base[key] / r[key]:.1f}× sooner than transformers"
+            out.append(("start-up", f"{engine}: {label}", f"{r[key]} s", vs, ""))
+    return out
+
+
+def _big_rows(rows: list[dict]) -> list[tuple]:
+    return [
+        (
+            "big input",
+            f"{r['input']} ({r['mb']} MB)",
+            f"{r['seconds']} s = {r['mb_per_s']} MB/s",
+            "",
+            f"{r['peak_rss_mb']} MB",
+        )
+        for r in rows
+    ]
+
+
+def _table(rows: list[tuple]) -> str:
+    widths = [max(len(str(r[i])) for r in [COLUMNS, *rows]) for i in range(len(COLUMNS))]
+    lines = [
+        "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in [COLUMNS, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
@@ -25,20 +83,16 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="also time a 50 MB file (minutes)")
     args = parser.parse_args()
 
-    results: dict = {}
-    results["text_stages"] = text_stages.run(int(args.mb * 1e6))
-    print(_table(results["text_stages"]), end="\n\n", flush=True)
+    results: dict = {"text_stages": text_stages.run(int(args.mb * 1e6))}
+    rows = _text_rows(results["text_stages"], peak_rss_mb())
     if not args.skip_translation:
         results["translation"] = translation.run(args.sentences)
-        print(_table(results["translation"]["throughput"]), end="\n\n")
-        waste = results["translation"]["padding_waste"]
-        print(f"padding waste of length-sorted, token-budget batches: {waste:.1%}")
-        print(_table(results["translation"]["startup"]), end="\n\n")
+        rows += _translation_rows(results["translation"])
     if args.big:
         results["big_inputs"] = big_inputs.run()
-        print(_table(results["big_inputs"]), end="\n\n")
-    results["peak_rss_mb"] = round(peak_rss_mb())
-    print(f"peak RSS: {results['peak_rss_mb']} MB")
+        rows += _big_rows(results["big_inputs"])
+    results["table"] = [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+    print(_table(rows))
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
 
