@@ -180,3 +180,25 @@ def test_gloss_of_the_seeds_has_no_han_and_is_labeled(tmp_path):
         assert "translator: gloss" in md and "not a translation" in md
         quotes = [ln for ln in md.splitlines() if ln.startswith("> ")]
         assert quotes and all(ln.startswith("> (gloss) ") for ln in quotes)
+
+
+def test_greedy_retry_is_batched_like_the_first_pass(tiny_model, monkeypatch):
+    """Even when every output is bad, the retry goes in batches of at most max_batch."""
+    translator = MarianTranslator(
+        str(tiny_model), engine="ctranslate2", max_batch=4, progress=False
+    )
+    monkeypatch.setattr("pipeline.translate.marian.is_bad_output", lambda text: True)
+    calls = []
+    engine_generate = translator.engine.generate
+
+    def recording(batches, *args, greedy_retry=False, **kwargs):
+        calls.append((greedy_retry, [len(b) for b in batches]))
+        return engine_generate(batches, *args, greedy_retry=greedy_retry, **kwargs)
+
+    monkeypatch.setattr(translator.engine, "generate", recording)
+    sentences = [f"{s[:20]}。" for s in seed_sentences()[:10]]
+    out = translator.translate(sentences)
+    retry_sizes = [sizes for greedy, sizes in calls if greedy]
+    assert len(retry_sizes) == 1
+    assert max(retry_sizes[0]) <= 4 and sum(retry_sizes[0]) == len(set(sentences))
+    assert all(t.flag == "suspect" for t in out)

@@ -221,9 +221,31 @@ class MarianTranslator:
         # Runaway guard: output length relative to the input, unless the user set a length.
         return self.max_new_tokens or 2 * longest_input + 16
 
+    def _generate(
+        self,
+        units: list[_Unit],
+        indices: list[int],
+        beams: int,
+        greedy_retry: bool = False,
+        on_batch=None,
+    ) -> dict[int, str]:
+        """Translate `units[i] for i in indices` in length-sorted batches: index → output."""
+        batches = [[indices[k] for k in b] for b in self._batches([units[i] for i in indices])]
+        outputs = self.engine.generate(
+            [[units[i].text for i in batch] for batch in batches],
+            beams,
+            self._cap,
+            greedy_retry=greedy_retry,
+            on_batch=on_batch,
+        )
+        self.model_calls += len(batches)
+        return {
+            i: out
+            for batch, batch_out in zip(batches, outputs, strict=True)
+            for i, out in zip(batch, batch_out, strict=True)
+        }
+
     def _translate_units(self, units: list[_Unit]) -> tuple[list[str], set[int]]:
-        results = [""] * len(units)
-        batches = self._batches(units)
         progress = None
         if self.progress:
             from tqdm import tqdm
@@ -239,32 +261,20 @@ class MarianTranslator:
             if progress:
                 progress.update(size)
 
-        outputs = self.engine.generate(
-            [[units[i].text for i in batch] for batch in batches],
-            self.beams,
-            self._cap,
-            on_batch=on_batch,
-        )
-        self.model_calls += len(batches)
+        results = self._generate(units, list(range(len(units))), self.beams, on_batch=on_batch)
         if progress:
             progress.close()
-        for batch, batch_out in zip(batches, outputs, strict=True):
-            for i, out in zip(batch, batch_out, strict=True):
-                results[i] = out
-        bad = [i for i, out in enumerate(results) if is_bad_output(out)]
+        bad = [i for i, out in results.items() if is_bad_output(out)]
         suspect: set[int] = set()
         if bad:
             log.info("retrying %d empty or looping translation(s) greedily", len(bad))
-            (retried,) = self.engine.generate(
-                [[units[i].text for i in bad]], 1, self._cap, greedy_retry=True
-            )
-            self.model_calls += 1
-            for i, out in zip(bad, retried, strict=True):
+            # Batched like the first pass: many bad outputs must not become one huge batch.
+            for i, out in self._generate(units, bad, 1, greedy_retry=True).items():
                 if is_bad_output(out):
                     suspect.add(i)
                     out = out if len(out) >= len(results[i]) else results[i]
                 results[i] = out
-        return results, suspect
+        return [results[i] for i in range(len(units))], suspect
 
     def translate(self, sentences: list[str]) -> list[Translation]:
         masked = [mask(s) for s in sentences]
