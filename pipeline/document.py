@@ -15,6 +15,7 @@ from array import array
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
+from typing import TypeVar
 
 import numpy as np
 
@@ -172,6 +173,22 @@ class Paragraph:
     zh: str
     sentences: tuple[Sentence, ...] = ()
     en: str | None = None
+
+
+_new = object.__new__
+_set = object.__setattr__
+Record = TypeVar("Record", Sentence, Paragraph)
+
+
+def evolve(record: Record, **changes) -> Record:
+    """`dataclasses.replace` for a Sentence or Paragraph at half the cost: a long document
+    has tens of thousands of each, and convert, words and translation each renew all of them."""
+    if changes.keys() - record.__slots__:
+        raise TypeError(f"{type(record).__name__} has no field {sorted(changes)}")
+    new = _new(type(record))
+    for name in record.__slots__:
+        _set(new, name, changes[name] if name in changes else getattr(record, name))
+    return new
 
 
 @dataclass(frozen=True)

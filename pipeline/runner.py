@@ -19,14 +19,14 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from glob import glob
 from pathlib import Path
 
 import yaml
 
 from pipeline import __version__
-from pipeline.document import Document
+from pipeline.document import Document, evolve
 from pipeline.read import HTML_SUFFIXES, MARKDOWN_SUFFIXES, EmptyInput, InputError, read_document
 from pipeline.settings import Settings
 from pipeline.stages import CLEANING, convert, split, words
@@ -213,9 +213,9 @@ def translate_documents(
             sents = []
             for s in p.sentences:
                 t = next(english)
-                sents.append(replace(s, en=t.en, flag=t.flag))
+                sents.append(evolve(s, en=t.en, flag=t.flag))
             en = " ".join(s.en for s in sents if s.en)
-            paragraphs.append(replace(p, sentences=tuple(sents), en=en))
+            paragraphs.append(evolve(p, sentences=tuple(sents), en=en))
         translated[id(doc)] = doc.replace(paragraphs=tuple(paragraphs))
     return [translated.get(id(d), d) for d in docs]
 

@@ -110,7 +110,7 @@ def _simplified_pairs() -> list[tuple[int, int]]:
     t2s, one character at a time; multi-character results are left out)."""
     import opencc
 
-    chars = [chr(c) for c in range(0x3400, 0xA000) if HAN_RE.match(chr(c))]
+    chars = [chr(c) for c in range(0x3400, 0xFB00) if HAN_RE.match(chr(c))]
     # one character per line: phrase rules never span a line, so each converts alone
     converted = opencc.OpenCC("t2s").convert("\n".join(chars)).split("\n")
     return [

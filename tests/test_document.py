@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.document import Change
+from pipeline.document import Change, Paragraph, Sentence, evolve
 from tests.conftest import assert_edits_consistent, make_doc
 
 
@@ -124,3 +127,13 @@ def test_a_document_keeps_its_view_until_its_edits_change():
     assert doc.replace(notes=("n",)).view is view  # same edits: nothing to rebuild
     fewer = doc.replace(edits=())
     assert fewer.view is not view and fewer.view.text == "發(fā)展很快"
+
+
+def test_evolve_is_replace_for_sentences_and_paragraphs():
+    sentence = Sentence("p1-s1", 0, 4, "發展很快", ("發展",))
+    paragraph = Paragraph("p1", 0, 4, "發展很快", (sentence,))
+    assert evolve(sentence, zh="发展很快", en="fast") == replace(sentence, zh="发展很快", en="fast")
+    assert evolve(paragraph, en="x") == replace(paragraph, en="x")
+    assert sentence.zh == "發展很快"  # the original record is untouched
+    with pytest.raises(TypeError):
+        evolve(sentence, text="no such field")

@@ -9,12 +9,11 @@ already mainland usage (文字 → 文本), so it is not used.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 
 import opencc
 
-from pipeline.document import Document, Paragraph, Sentence
+from pipeline.document import Document, Paragraph, Sentence, evolve
 
 OPENCC_CONFIG = "tw2s"
 
@@ -37,9 +36,9 @@ def convert(doc: Document) -> Document:
     converted = iter(to_simplified("\n".join(s.zh for s in sentences)).split("\n"))
     paragraphs = []
     for para in doc.paragraphs:
-        para_sentences = tuple(replace(s, zh=next(converted)) for s in para.sentences)
+        para_sentences = tuple(evolve(s, zh=next(converted)) for s in para.sentences)
         zh = _join_sentences(doc, para, para_sentences)
-        paragraphs.append(replace(para, zh=zh, sentences=para_sentences))
+        paragraphs.append(evolve(para, zh=zh, sentences=para_sentences))
     return doc.replace(paragraphs=tuple(paragraphs))
 
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import logging
 import sys
-from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 
 import jieba_fast as jieba
 
-from pipeline.document import Document
+from pipeline.document import Document, evolve
 
 jieba.setLogLevel(logging.WARNING)
 
@@ -44,8 +43,8 @@ def tokenize(text: str, user_dicts: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 def words(doc: Document, user_dicts: tuple[str, ...] = ()) -> Document:
     paragraphs = tuple(
-        replace(
-            p, sentences=tuple(replace(s, tokens=tokenize(s.zh, user_dicts)) for s in p.sentences)
+        evolve(
+            p, sentences=tuple(evolve(s, tokens=tokenize(s.zh, user_dicts)) for s in p.sentences)
         )
         for p in doc.paragraphs
     )
