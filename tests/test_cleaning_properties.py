@@ -80,3 +80,16 @@ def test_cleaning_clean_seed_output_removes_nothing(path):
     once = clean_document(make_doc(path.read_text(encoding="utf-8")), Settings()).view.text
     again = clean_document(make_doc(once), Settings())
     assert again.edits == (), [(e.stage, e.reason, e.text) for e in again.edits]
+
+
+def test_a_letter_whose_lowercase_is_longer_does_not_shift_later_matches():
+    # "İ".lower() is two characters; matching on str.lower() shifted every offset after it, so
+    # the chrome below was missed (and a cut could land one character off).
+    text = "İstanbul 的新闻。\n相关阅读\n（）\n返回搜狐，查看更多\n正文继续，这是一句真正的内容。"
+    doc = clean_document(make_doc(text), Settings())
+    removed = {e.text.strip() for e in doc.edits}
+    assert {"相关阅读", "返回搜狐，查看更多"} <= removed
+    assert (
+        "İstanbul 的新闻。" in doc.view.text and "正文继续，这是一句真正的内容。" in doc.view.text
+    )
+    assert_edits_consistent(text, doc)
