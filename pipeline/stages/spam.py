@@ -184,16 +184,18 @@ def _is_whole_spam(line: str, hits: list[tuple[int, int, float]], topical: bool)
     return (density >= 0.2 and len(hits) >= 2) or density >= 0.3 or has_url
 
 
-def _hits_by_line(
-    matched: str, spans: list[tuple[int, int]], extra: tuple[str, ...]
-) -> dict[int, list[tuple[int, int, float]]]:
+# line index → that line's keyword hits (start, end, weight), in line coordinates
+LineHits = dict[int, list[tuple[int, int, float]]]
+
+
+def _hits_by_line(matched: str, spans: list[tuple[int, int]], extra: tuple[str, ...]) -> LineHits:
     """Each line's keyword hits, in line coordinates, from one scan of the whole text.
 
     Spam words never contain a newline, so no match spans two lines and the greedy choice
     over the whole text is the greedy choice within each line.
     """
     starts = [a for a, _ in spans]
-    by_line: dict[int, list[tuple[int, int, float]]] = {}
+    by_line: LineHits = {}
     for start, end, weight in keyword_hits(matched, extra):
         i = bisect.bisect_right(starts, start) - 1
         offset = starts[i]
@@ -205,7 +207,7 @@ def _keyword_changes(
     matched: str,
     text: str,
     spans: list[tuple[int, int]],
-    line_hits: dict[int, list[tuple[int, int, float]]],
+    line_hits: LineHits,
     topical: bool,
 ) -> list[Change]:
     changes = []
@@ -405,17 +407,13 @@ def _suffix_changes(line: str, offset: int, article: Article) -> list[Change]:
 # --- the stage ------------------------------------------------------------------------------
 
 
-def _is_topical(
-    matched: str,
-    spans: list[tuple[int, int]],
-    line_hits: dict[int, list[tuple[int, int, float]]],
-) -> bool:
+def _is_topical(matched: str, spans: list[tuple[int, int]], line_hits: LineHits) -> bool:
     """Is the article itself about gambling, lotteries…? Then its vocabulary is content.
 
     Prose that discusses the topic mentions the words here and there (low density); injected
     spam is dense. So the share of lines with a few, sparse hits decides.
     """
-    nonblank = sum(1 for a, b in spans if not matched[a:b].isspace() and a < b)
+    nonblank = sum(1 for a, b in spans if a < b and not matched[a:b].isspace())
     if nonblank < 8:
         return False
     discussing = 0
