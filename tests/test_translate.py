@@ -166,6 +166,9 @@ def test_gloss_words():
     assert gloss_sentence("机器学习", g._index) == "machine learning"
     assert gloss_sentence("在MLPerf 2.0中提高了1.38倍", g._index).count("MLPerf 2.0") == 1
     assert "1.38" in gloss_sentence("在MLPerf 2.0中提高了1.38倍", g._index)
+    url = "https://research.google/pubs/pub49988/"
+    assert url in gloss_sentence(f"论文地址：{url}", g._index)
+    assert "fig.png" in gloss_sentence("见 fig.png 和图表", g._index)
 
 
 def test_gloss_of_the_seeds_has_no_han_and_is_labeled(tmp_path):

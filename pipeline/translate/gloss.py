@@ -17,6 +17,7 @@ from pipeline.data import data_lines
 from pipeline.stages.words import tokenize
 from pipeline.text import HAN
 from pipeline.translate.base import Translation
+from pipeline.translate.protect import mask, unmask
 
 _HAN = re.compile(f"[{HAN}]")
 _PUNCT = str.maketrans(
@@ -160,10 +161,13 @@ def gloss_word(word: str, index: dict[str, str]) -> list[str]:
 
 
 def gloss_sentence(sentence: str, index: dict[str, str]) -> str:
-    words = [g for token in tokenize(sentence) for g in gloss_word(token, index) if g]
+    # URLs, file names, numbers and Latin terms pass through whole, as for the model: glossed
+    # token by token a URL would come out as `https: / / research. google / …`.
+    masked, spans = mask(sentence)
+    words = [g for token in tokenize(masked) for g in gloss_word(token, index) if g]
     text = " ".join(w for w in words if w.strip())
     text = re.sub(r"\s+([,.;:?!)\]”’])", r"\1", text)
-    return re.sub(r"([(\[“‘])\s+", r"\1", text)
+    return unmask(re.sub(r"([(\[“‘])\s+", r"\1", text), spans)
 
 
 class GlossTranslator:
