@@ -13,22 +13,20 @@ from importlib import resources
 from unittest import mock
 
 from bench.common import sample_text, timed
+from pipeline.context import Context
 from pipeline.document import Document, Source
-from pipeline.runner import clean_document, prepare
-from pipeline.settings import Settings
-from pipeline.stages import CLEANING, convert, split, words
-from pipeline.stages.words import tokenizer
+from pipeline.prepare import clean_document, prepare
+from pipeline.registry import stages
 from pipeline.text import fold
 
 
 def run(target_bytes: int = 5_000_000) -> list[dict]:
     text = sample_text(target_bytes)
-    settings = Settings()
+    ctx = Context()
     # Dictionaries load and per-character caches fill once per process (a batch run pays this
     # on its first file): warm them on one copy of the samples before timing.
-    tokenizer().initialize()
     warm = sample_text(1)
-    prepare(_document(warm), settings)
+    prepare(_document(warm), ctx)
 
     rows = []
 
@@ -36,28 +34,30 @@ def run(target_bytes: int = 5_000_000) -> list[dict]:
         rows.append(_row(stage, seconds, text, baseline))
 
     doc = _document(text)
-    for name, stage in CLEANING:
-        seconds, doc = timed(lambda stage=stage, doc=doc: stage(doc, settings))
-        row(name, seconds)
-    seconds, _ = timed(lambda: clean_document(_document(text), settings))
+    cleaning = [s for s in stages() if s.removes]
+    for spec in cleaning:
+        seconds, doc = timed(lambda spec=spec, doc=doc: spec.run(doc, ctx))
+        row(spec.name, seconds)
+    seconds, _ = timed(lambda: clean_document(_document(text), ctx))
     row("cleaning (all rounds)", seconds)
     row(
         "matching form: numpy map",
         timed(lambda: fold(text))[0],
         ("str.translate + lower", _translate_lower_seconds(text)),
     )
-    for name, fn in (("split", split), ("convert", convert)):
-        seconds, doc = timed(lambda fn=fn, doc=doc: fn(doc))
+    others = {s.name: s for s in stages() if not s.removes}
+    for name in ("split", "convert"):
+        seconds, doc = timed(lambda name=name, doc=doc: others[name].run(doc, ctx))
         row(name, seconds)
     import jieba
     import jieba_fast
 
     row("jieba-fast cut", _cut_seconds(jieba_fast, doc), ("jieba cut", _cut_seconds(jieba, doc)))
-    seconds, doc = timed(lambda: words(doc))
+    seconds, doc = timed(lambda: others["words"].run(doc, ctx))
     row("segment stage (jieba-fast)", seconds)
-    with mock.patch("pipeline.runner._cyclic_gc_paused", contextlib.nullcontext):
-        gc_running, _ = timed(lambda: prepare(_document(text), settings))
-    seconds, _ = timed(lambda: prepare(_document(text), settings))
+    with mock.patch("pipeline.prepare._cyclic_gc_paused", contextlib.nullcontext):
+        gc_running, _ = timed(lambda: prepare(_document(text), ctx))
+    seconds, _ = timed(lambda: prepare(_document(text), ctx))
     row("end-to-end text stages", seconds, ("cyclic GC running", gc_running))
     return rows
 

@@ -37,13 +37,13 @@ CONFIGS = [
 
 
 def _sentences(n: int) -> list[str]:
+    from pipeline.context import Context
+    from pipeline.prepare import prepare
     from pipeline.read import read_document
-    from pipeline.runner import prepare
-    from pipeline.settings import Settings
 
     out: list[str] = []
     for path in sorted((ROOT / "input").glob("*.txt")):
-        doc = prepare(read_document(path), Settings())
+        doc = prepare(read_document(path), Context())
         out += [s.zh for p in doc.paragraphs for s in p.sentences if len(s.zh) >= 15]
     return out[:n]
 
@@ -97,8 +97,8 @@ def _startup(model_dir: Path, engine: str, out: Path) -> dict:
 
 
 def run(n_sentences: int = 128) -> dict:
+    from bench.random_model import OPUS_MT_ZH_EN, build_random_marian
     from pipeline.translate.marian import MarianTranslator
-    from pipeline.translate.random_model import OPUS_MT_ZH_EN, build_random_marian
 
     sentences = _sentences(n_sentences)
     rows, startup = [], []

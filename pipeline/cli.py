@@ -1,21 +1,27 @@
-"""Command line: `python -m pipeline run INPUT... [options]`."""
+"""Command line: `python -m pipeline run INPUT... [options]`.
+
+Settings flow one way: defaults ← `pipeline.toml` (or `--config FILE`) ← the options actually
+given on the command line (every option defaults to None, meaning "not given").
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
-from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from pipeline import __version__
-from pipeline.settings import CLEANING_STAGES, Settings, load_config
-from pipeline.translate import TranslatorUnavailable, select_translator
-from pipeline.translate.engines import available_cores
+from pipeline.context import Context
+from pipeline.registry import cleaning_stages, translators
+from pipeline.settings import ENGINES, LAYOUTS, Settings, SettingsError, build_settings, read_config
+from pipeline.translate import AUTO, TranslatorUnavailable, select_translator, translator_choices
 
 log = logging.getLogger("pipeline")
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 EPILOG = """\
 example:
@@ -24,8 +30,20 @@ example:
 
 Writes output/<name>.md (bilingual Markdown), output/<name>.json (the full record: kept
 sentences with offsets into the original, every removal and why) and output/index.md.
-Exit status: 0 all documents written, 1 some failed (the rest are written), 2 usage error.
+Settings: defaults, then ./pipeline.toml (or --config FILE), then the options given here.
+Exit status: 0 all documents written, 1 some failed (the rest are written), 2 usage error,
+130 interrupted (re-run to resume).
 """
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,37 +73,35 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=Path("output"),
         metavar="DIR",
-        help="output directory (default: output/)",
+        help="output directory (default: output/); never read as input",
     )
+    default = Settings()
+    names = ", ".join(f"{n}: {spec.summary}" for n, spec in translators().items())
     run.add_argument(
         "--translator",
-        choices=("auto", "marian", "gloss", "none"),
-        default="auto",
-        help="auto (default): MarianMT if the model loads, else a dictionary gloss; "
-        "marian: MarianMT or fail; gloss: CC-CEDICT word gloss; none: Chinese only",
+        choices=translator_choices(),
+        help=f"{AUTO} (default): MarianMT if the model loads, else the gloss; {names}",
     )
     run.add_argument(
         "--model",
-        default=Settings.model,
         metavar="ID_OR_DIR",
-        help="Marian model: hub id or local directory (default: %(default)s)",
+        help=f"Marian model: hub id or local directory (default: {default.model})",
     )
     run.add_argument(
         "--engine",
-        choices=("auto", "ctranslate2", "transformers"),
-        default="auto",
-        help="Marian inference engine: auto (default: CTranslate2 int8 when installed, "
-        "else transformers), ctranslate2, transformers",
+        choices=ENGINES,
+        help="Marian inference engine: auto (default: CTranslate2 int8 when "
+        "installed, else transformers), ctranslate2, transformers",
     )
     run.add_argument(
         "--beams",
-        type=int,
+        type=_positive,
         metavar="N",
         help="beam size for Marian (default: the model's generation_config)",
     )
     run.add_argument(
         "--max-new-tokens",
-        type=int,
+        type=_positive,
         metavar="N",
         help="most tokens Marian may generate per sentence (default: twice the input, +16)",
     )
@@ -95,40 +111,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="where translations and the gloss index are cached (default: user cache dir)",
     )
     run.add_argument(
-        "--no-cache", action="store_true", help="neither read nor write the translation cache"
+        "--no-cache",
+        dest="use_cache",
+        action="store_const",
+        const=False,
+        help="neither read nor write the translation cache",
     )
     run.add_argument(
         "--force",
-        action="store_true",
+        action="store_const",
+        const=True,
         help="redo every document, even those unchanged since the last run",
     )
     run.add_argument(
         "--layout",
-        choices=("paragraph", "sentence", "table"),
-        default="paragraph",
+        choices=LAYOUTS,
         help="Markdown layout: paragraph (default), sentence pairs, or a table per paragraph",
     )
     run.add_argument(
         "--user-dict",
+        dest="user_dicts",
         action="append",
-        default=[],
         metavar="FILE",
         help="extra jieba user dictionary (word [freq] [tag] per line); repeatable",
     )
     run.add_argument(
         "--spam-words",
+        dest="spam_words",
         action="append",
-        default=[],
         metavar="FILE",
-        help="extra spam words, one per line; repeatable",
+        help="extra spam words, one per line (optional TAB weight); repeatable",
     )
+    stages = cleaning_stages()
     run.add_argument(
         "--keep",
         action="append",
-        default=[],
-        choices=CLEANING_STAGES,
+        choices=stages,
         metavar="STAGE",
-        help=f"turn a removal stage off ({', '.join(CLEANING_STAGES)}); repeatable",
+        help=f"turn a removal stage off ({', '.join(stages)}); repeatable",
     )
     run.add_argument(
         "--config",
@@ -138,8 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--jobs",
-        type=int,
-        default=available_cores(),
+        type=_positive,
         metavar="N",
         help="worker processes for the text stages (default: number of cores)",
     )
@@ -149,54 +168,119 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+SETTING_OPTIONS = (
+    "translator",
+    "model",
+    "engine",
+    "beams",
+    "max_new_tokens",
+    "cache_dir",
+    "use_cache",
+    "force",
+    "layout",
+    "user_dicts",
+    "spam_words",
+    "keep",
+    "jobs",
+)
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    settings = Settings()
+    """defaults ← the config file ← the options given (those not None)."""
     config = args.config or (Path("pipeline.toml") if Path("pipeline.toml").is_file() else None)
-    if config is not None:
-        settings = load_config(config, settings)
-    return replace(
-        settings,
-        translator=args.translator,
-        model=args.model,
-        layout=args.layout,
-        user_dicts=settings.user_dicts + tuple(args.user_dict),
-        spam_words=settings.spam_words + tuple(args.spam_words),
-        keep=tuple(sorted(set(settings.keep) | set(args.keep))),
-        jobs=max(1, args.jobs),
-        engine=args.engine,
-        beams=args.beams,
-        max_new_tokens=args.max_new_tokens,
-        cache_dir=args.cache_dir or settings.cache_dir,
-        use_cache=settings.use_cache and not args.no_cache,
-        force=args.force,
-    )
+    file_layer = read_config(config) if config is not None else {}
+    given: dict[str, Any] = {
+        key: getattr(args, key) for key in SETTING_OPTIONS if getattr(args, key) is not None
+    }
+    try:
+        return build_settings(file_layer, given)
+    except SettingsError as exc:
+        raise SettingsError(f"command line: {exc}") from exc
+
+
+def check_output_dir(out_dir: Path) -> str | None:
+    """Why `out_dir` cannot take the outputs, or None: checked before any work is done."""
+    if out_dir.exists() and not out_dir.is_dir():
+        return f"output {out_dir} exists and is not a directory"
+    probe = out_dir
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"cannot create output directory {out_dir}: {probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"output directory {out_dir} is not writable"
+    return None
+
+
+class _QuietThirdParty(logging.Filter):
+    """Other libraries' log lines (trafilatura's "parsed tree length: 0", jieba's start-up) are
+    their own business: shown as warnings normally, hidden under -q. Ours say what matters."""
+
+    def __init__(self, quiet: bool):
+        super().__init__()
+        self.quiet = quiet
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "pipeline" or record.name.startswith("pipeline."):
+            return True
+        return not self.quiet and record.levelno >= logging.WARNING
+
+
+class _OurHandler(logging.StreamHandler):
+    """Log lines through `tqdm.write`: a line never lands on a progress bar's line, and the
+    bars are redrawn below it. (The CLI's own handler: replaced, not stacked, when main() runs
+    again in one process.)"""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from tqdm import tqdm
+
+        try:
+            tqdm.write(self.format(record), file=self.stream)
+        except Exception:
+            self.handleError(record)
+
+
+def _setup_logging(quiet: bool, verbose: bool) -> None:
+    level = logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO
+    handler = _OurHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    handler.addFilter(_QuietThirdParty(quiet))
+    handler.setLevel(level)  # the handler decides what is shown; records still reach others
+    root = logging.getLogger()
+    root.handlers[:] = [h for h in root.handlers if not isinstance(h, _OurHandler)]
+    root.addHandler(handler)
+    root.setLevel(min(level, logging.INFO))
+    for noisy in ("trafilatura", "htmldate", "courlan", "justext"):
+        # they log, at ERROR, pages they find no text in; the read step reports that itself
+        logging.getLogger(noisy).setLevel(logging.CRITICAL)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    level = logging.ERROR if args.quiet else logging.DEBUG if args.verbose else logging.INFO
-    logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
-    for noisy in ("jieba", "jieba_fast", "urllib3", "httpx", "filelock"):
-        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
-
+    _setup_logging(args.quiet, args.verbose)
     try:
         settings = settings_from_args(args)
-    except (OSError, ValueError) as exc:
+        ctx = Context.load(settings)
+    except SettingsError as exc:
         parser.error(str(exc))
-    for path in (*settings.user_dicts, *settings.spam_words):
-        if not Path(path).is_file():
-            parser.error(f"no such file: {path}")
-
-    try:
-        translator = select_translator(settings)
-    except TranslatorUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    if problem := check_output_dir(args.output):
+        parser.error(problem)
 
     from pipeline.runner import run  # imported late so --help stays fast
 
-    report = run(args.inputs, args.output, settings, translator)
+    try:
+        translator = select_translator(ctx)
+        report = run(args.inputs, args.output, ctx, translator)
+    except TranslatorUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # before the run started (loading the model)
+        print("interrupted: nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if report.interrupted:
+        print(f"interrupted: {len(report.written)} written, re-run to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
     skipped = f", {len(report.skipped)} unchanged" if report.skipped else ""
     print(f"{len(report.written)} document(s) written to {args.output}/{skipped}", file=sys.stderr)
     for name, problem in report.warnings:

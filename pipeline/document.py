@@ -30,6 +30,7 @@ class Edit:
     reason: str
     text: str
     replacement: str = ""
+    kind: str = ""  # a stage's own sub-kind (pinyin: "reading"); the registry says how it's audited
 
     @property
     def is_removal(self) -> bool:
@@ -44,6 +45,7 @@ class Change:
     end: int
     reason: str
     replacement: str = ""
+    kind: str = ""
 
 
 class View:
@@ -152,6 +154,7 @@ class Source:
     encoding: str
     chars: int
     format: str = "text"
+    undecodable: tuple[tuple[int, str], ...] = ()  # (offset, bytes in hex) replaced by U+FFFD
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +201,7 @@ class Document:
     edits: tuple[Edit, ...] = ()
     paragraphs: tuple[Paragraph, ...] = ()
     notes: tuple[str, ...] = ()
+    no_chinese: bool = False  # nothing to translate: written through as it is
 
     @cached_property
     def view(self) -> View:
@@ -249,13 +253,14 @@ def merge_edits(
     repair keeps the rest of the repaired text as its replacement. Adjacent removals of the same
     stage merge into one.
     """
-    groups = _group_overlapping(view, sorted(changes, key=_span))
+    # Longest first among changes that start together: a group takes its first change's reason.
+    groups = _group_overlapping(view, sorted(changes, key=_start_longest))
     edit_starts = [e.start for e in edits]
     edit_ends = [e.end for e in edits]
     n = len(edits)
     absorbed: set[int] = set()
     new_edits: list[Edit] = []
-    for v_start, v_end, replacement, reason, s, e in groups:
+    for v_start, v_end, replacement, reason, kind, s, e in groups:
         # Existing edits that overlap [s, e) are absorbed into the new one.
         i = max(bisect.bisect_right(edit_starts, s) - 1, 0)
         lo, hi = s, e
@@ -272,38 +277,42 @@ def merge_edits(
             va, vb = view.from_original(lo), view.from_original(hi)
             kept = view.text[va:v_start] + replacement + view.text[v_end:vb]
         # Many edits share a reason ("reading of 發"): one string object serves them all.
-        new_edits.append(Edit(lo, hi, stage, sys.intern(reason), original[lo:hi], kept))
+        new_edits.append(Edit(lo, hi, stage, sys.intern(reason), original[lo:hi], kept, kind))
     kept_edits = [e for i, e in enumerate(edits) if i not in absorbed] if absorbed else list(edits)
     # Two sorted runs: the sort merges them in linear time.
     merged = sorted(kept_edits + new_edits, key=_start)
     return tuple(_join_adjacent(original, merged))
 
 
-_span = attrgetter("start", "end")
 _start = attrgetter("start")
+
+
+def _start_longest(c: Change) -> tuple[int, int]:
+    return c.start, -c.end
 
 
 def _group_overlapping(
     view: View, changes: list[Change]
-) -> list[tuple[int, int, str, str, int, int]]:
+) -> list[tuple[int, int, str, str, str, int, int]]:
     """Unite changes that overlap in the view or in the original (through a shared repair).
 
-    Each group: view span, replacement, reason, and the original span it covers.
+    Each group: view span, replacement, reason, kind, and the original span it covers.
     """
-    groups: list[tuple[int, int, str, str, int, int]] = []
+    groups: list[tuple[int, int, str, str, str, int, int]] = []
     last_orig_end = -1
     orig_starts, orig_ends = view.to_original_many(
         [c.start for c in changes], [c.end for c in changes]
     )
     for c, s, e in zip(changes, orig_starts, orig_ends, strict=True):
         if groups and (c.start < groups[-1][1] or s < last_orig_end):
-            g_start, g_end, g_replacement, g_reason, g_s, g_e = groups[-1]
+            g_start, g_end, g_replacement, g_reason, g_kind, g_s, g_e = groups[-1]
             if c.end > g_end:
                 gap = view.text[g_end : c.start] if c.start > g_end else ""
-                groups[-1] = (g_start, c.end, g_replacement + gap + c.replacement, g_reason, g_s, e)
+                replacement = g_replacement + gap + c.replacement
+                groups[-1] = (g_start, c.end, replacement, g_reason, g_kind, g_s, e)
             last_orig_end = max(last_orig_end, e)
             continue
-        groups.append((c.start, c.end, c.replacement, c.reason, s, e))
+        groups.append((c.start, c.end, c.replacement, c.reason, c.kind, s, e))
         last_orig_end = e
     return groups
 
@@ -316,14 +325,14 @@ def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:
             prev is not None
             and prev.end == edit.start
             and prev.stage == edit.stage
+            and prev.kind == edit.kind
             and prev.is_removal
             and edit.is_removal
         ):
             reasons = prev.reason.split("; ")
             reason = prev.reason if edit.reason in reasons else f"{prev.reason}; {edit.reason}"
-            out[-1] = Edit(
-                prev.start, edit.end, prev.stage, reason, original[prev.start : edit.end]
-            )
+            text = original[prev.start : edit.end]
+            out[-1] = Edit(prev.start, edit.end, prev.stage, reason, text, kind=edit.kind)
         else:
             out.append(edit)
     return out

@@ -1,10 +1,12 @@
 """read: bytes on disk → a Document with its decoded, never-modified original.
 
-Decoding: a BOM (UTF-8, UTF-16) decides; then strict UTF-8; then charset-normalizer, limited to
-the encodings Chinese pages use (GB18030 and its subsets GBK/GB2312, Big5). Binary files are
-refused with a message that says what they look like. HTML pages are reduced to their article
-text with trafilatura (title kept, boilerplate dropped); the text then goes through the same
-cleaning as any other input.
+Decoding: a BOM (UTF-8, UTF-16) decides; then UTF-8; then charset-normalizer, limited to
+the encodings Chinese pages use (GB18030 and its subsets GBK/GB2312, Big5). A few undecodable
+byte sequences (a last character cut by a scraper, a stray byte) become U+FFFD, each recorded
+with its offset and bytes and reported as a warning; only files that are mostly undecodable are
+refused. Binary files are refused with a message that says what they look like. HTML pages are
+reduced to their article text with trafilatura (title kept, boilerplate dropped); the text then
+goes through the same cleaning as any other input.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ _MAGIC = (
     (b"\x7fELF", "an executable"),
 )
 _CHINESE_ENCODINGS = ["gb18030", "big5"]
+# At most this many undecodable sequences, and at most this share of the non-ASCII bytes, are
+# replaced; more means the encoding is wrong (or the file is not text).
+MAX_UNDECODABLE = 64
+MAX_UNDECODABLE_SHARE = 0.01
+Undecodable = tuple[tuple[int, str], ...]  # (character offset in the text, the bytes in hex)
 
 
 class InputError(Exception):
@@ -46,32 +53,57 @@ def _binary_kind(data: bytes) -> str | None:
     return None
 
 
-def decode(data: bytes) -> tuple[str, str]:
-    """Decode bytes; return (text, encoding name)."""
+def decode_tolerant(data: bytes, encoding: str) -> tuple[str, Undecodable] | None:
+    """`data` decoded, each undecodable sequence replaced by U+FFFD and recorded; None when
+    there are too many of them for this to be the file's encoding."""
+    limit = min(MAX_UNDECODABLE, max(1, int(sum(b >= 0x80 for b in data) * MAX_UNDECODABLE_SHARE)))
+    parts: list[str] = []
+    length = 0
+    bad: list[tuple[int, str]] = []
+    pos = 0
+    while True:
+        try:
+            parts.append(data[pos:].decode(encoding))
+            return "".join(parts), tuple(bad)
+        except UnicodeDecodeError as exc:
+            if len(bad) >= limit:
+                return None
+            good = data[pos : pos + exc.start].decode(encoding)
+            parts += [good, "\ufffd"]
+            length += len(good)
+            bad.append((length, data[pos + exc.start : pos + exc.end].hex()))
+            length += 1
+            pos += exc.end
+
+
+def decode(data: bytes) -> tuple[str, str, Undecodable]:
+    """Decode bytes; return (text, encoding name, undecodable sequences replaced)."""
     if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="strict"), "utf-8-sig"
+        decoded = decode_tolerant(data[3:], "utf-8")
+        if decoded is None:
+            raise InputError("invalid UTF-8 despite its byte-order mark")
+        return decoded[0], "utf-8-sig", decoded[1]
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return data.decode("utf-16"), "utf-16"
+            return data.decode("utf-16"), "utf-16", ()
         except UnicodeDecodeError as exc:
             raise InputError(f"invalid UTF-16 despite its byte-order mark: {exc}") from exc
     kind = _binary_kind(data)
     if kind:
         raise InputError(f"not a text file: looks like {kind}")
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
+    decoded = decode_tolerant(data, "utf-8")
+    if decoded is not None:
+        return decoded[0], "utf-8", decoded[1]
     from charset_normalizer import from_bytes
 
     best = from_bytes(data, cp_isolation=_CHINESE_ENCODINGS).best()
     if best is None:
         raise InputError("cannot decode: not UTF-8, UTF-16, GB18030/GBK/GB2312 or Big5 text")
     encoding = "gb18030" if best.encoding in ("gb2312", "gbk", "gb18030") else best.encoding
-    try:
-        return data.decode(encoding), encoding
-    except UnicodeDecodeError as exc:
-        raise InputError(f"cannot decode as {encoding}: {exc}") from exc
+    decoded = decode_tolerant(data, encoding)
+    if decoded is None:
+        raise InputError(f"cannot decode: too many invalid byte sequences for {encoding}")
+    return decoded[0], encoding, decoded[1]
 
 
 def extract_html(html: str) -> str:
@@ -95,7 +127,7 @@ def read_document(path: Path, display_path: str | None = None) -> Document:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from exc
-    text, encoding = decode(data)
+    text, encoding, undecodable = decode(data)
     fmt = "text"
     if path.suffix.lower() in HTML_SUFFIXES:
         text, fmt = extract_html(text), "html"
@@ -110,6 +142,9 @@ def read_document(path: Path, display_path: str | None = None) -> Document:
         encoding=encoding,
         chars=len(text),
         format=fmt,
+        # offsets refer to the decoded file; HTML is extracted after decoding, so there they
+        # only say how many sequences were replaced
+        undecodable=undecodable,
     )
     doc = Document(original=text, source=source)
     if fmt == "html":

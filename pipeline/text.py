@@ -49,6 +49,10 @@ def strip_span(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+def has_han(text: str) -> bool:
+    return HAN_RE.search(text) is not None
+
+
 def han_count(text: str) -> int:
     if len(text) > 4096:  # a whole page: count vectorised
         return int(_is_han()[_code_points(text)].sum())

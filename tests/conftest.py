@@ -16,8 +16,9 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from pipeline.cli import main
+from pipeline.context import Context
 from pipeline.document import Document, Source
-from pipeline.runner import prepare
+from pipeline.prepare import prepare
 from pipeline.settings import Settings
 
 # `make test`: a few hundred examples per property; `make fuzz`: HYPOTHESIS_PROFILE=fuzz.
@@ -36,7 +37,7 @@ def make_doc(text: str) -> Document:
 
 def clean(text: str, settings: Settings | None = None) -> Document:
     """Run every text stage on `text`."""
-    return prepare(make_doc(text), settings or Settings())
+    return prepare(make_doc(text), Context.load(settings or Settings()))
 
 
 def assert_edits_consistent(text: str, doc: Document) -> None:
@@ -67,7 +68,7 @@ def seed_sentences() -> list[str]:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> Path:
     """A random-weight Marian model with a sentencepiece model trained here on the seeds."""
-    from pipeline.translate.random_model import build_random_marian
+    from bench.random_model import build_random_marian
 
     return build_random_marian(
         tmp_path_factory.mktemp("model") / "tiny-marian",

@@ -46,7 +46,8 @@ def encoded_sample(encoding: str) -> tuple[bytes, str]:
 def test_encodings_are_detected_and_decoded(tmp_path, encoding, reported):
     data, text = encoded_sample(encoding)
     assert len(text) > 10000
-    decoded, name = decode(data)
+    decoded, name, undecodable = decode(data)
+    assert undecodable == ()
     assert decoded == text
     assert name == reported
     path = tmp_path / f"{encoding}.txt"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.runner import clean_document
-from pipeline.settings import Settings
+from pipeline.context import Context
+from pipeline.prepare import clean_document
 from tests.conftest import ROOT, make_doc
 
 CORPUS = ROOT / "tests" / "fixtures" / "cleaning"
@@ -41,7 +41,7 @@ def load_rows(path: Path) -> list[Row]:
 
 def run_rows(rows: list[Row]) -> list[Row]:
     original = "\n".join(r.text for r in rows)
-    doc = clean_document(make_doc(original), Settings())
+    doc = clean_document(make_doc(original), Context())
     pos = 0
     for r in rows:
         r.kept = doc.kept_text(pos, pos + len(r.text)).strip()

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.runner import clean_document
-from pipeline.settings import Settings
+from pipeline.context import Context
+from pipeline.prepare import clean_document
 from tests.conftest import SEEDS, assert_edits_consistent, make_doc
 
 # Text built from the pieces dirty pages are made of, plus arbitrary Unicode.
@@ -52,7 +52,7 @@ DIRTY = st.lists(st.one_of(PIECES, st.text(max_size=5)), max_size=40).map("".joi
 
 
 def check_edits(text: str) -> None:
-    assert_edits_consistent(text, clean_document(make_doc(text), Settings()))
+    assert_edits_consistent(text, clean_document(make_doc(text), Context()))
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -70,15 +70,15 @@ def test_arbitrary_unicode_never_raises(text):
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(DIRTY)
 def test_cleaning_is_idempotent(text):
-    once = clean_document(make_doc(text), Settings()).view.text
-    twice = clean_document(make_doc(once), Settings())
+    once = clean_document(make_doc(text), Context()).view.text
+    twice = clean_document(make_doc(once), Context())
     assert twice.edits == (), [(e.stage, e.reason, e.text) for e in twice.edits]
 
 
 @pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.stem)
 def test_cleaning_clean_seed_output_removes_nothing(path):
-    once = clean_document(make_doc(path.read_text(encoding="utf-8")), Settings()).view.text
-    again = clean_document(make_doc(once), Settings())
+    once = clean_document(make_doc(path.read_text(encoding="utf-8")), Context()).view.text
+    again = clean_document(make_doc(once), Context())
     assert again.edits == (), [(e.stage, e.reason, e.text) for e in again.edits]
 
 
@@ -86,7 +86,7 @@ def test_a_letter_whose_lowercase_is_longer_does_not_shift_later_matches():
     # "İ".lower() is two characters; matching on str.lower() shifted every offset after it, so
     # the chrome below was missed (and a cut could land one character off).
     text = "İstanbul 的新闻。\n相关阅读\n（）\n返回搜狐，查看更多\n正文继续，这是一句真正的内容。"
-    doc = clean_document(make_doc(text), Settings())
+    doc = clean_document(make_doc(text), Context())
     removed = {e.text.strip() for e in doc.edits}
     assert {"相关阅读", "返回搜狐，查看更多"} <= removed
     assert (

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hanzidentifier
 
+from pipeline.segment import segmenter
+from pipeline.settings import Settings
 from pipeline.stages.convert import to_simplified
 from pipeline.stages.split import sentence_bounds
-from pipeline.stages.words import tokenize
 from tests.conftest import clean
 
 
@@ -70,6 +71,10 @@ def test_paragraph_and_sentence_offsets_point_into_the_original():
             assert to_simplified(doc.kept_text(s.start, s.end)) == s.zh
 
 
+def tokenize(text: str, user_dicts: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return segmenter(user_dicts).words(text)
+
+
 def test_names_are_not_split_by_a_stronger_neighbour():
     # without the user dictionary jieba reads 谷/歌会 ("song concert") here
     assert tokenize("谷歌会继续对开源编译器投资")[:2] == ("谷歌", "会")
@@ -85,7 +90,8 @@ def test_user_dict_option_adds_words(tmp_path):
     assert "量子纠缠态" not in tokenize("量子纠缠态很奇妙")
     extra = tmp_path / "mine.txt"
     extra.write_text("量子纠缠态 100 n\n", encoding="utf-8")
-    assert "量子纠缠态" in tokenize("量子纠缠态很奇妙", (str(extra),))
+    doc = clean("量子纠缠态很奇妙。", Settings(user_dicts=(str(extra),)))
+    assert "量子纠缠态" in doc.paragraphs[0].sentences[0].tokens
 
 
 def test_jieba_fast_segments_exactly_like_jieba():

@@ -161,12 +161,12 @@ def test_help_explains_every_option():
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_streamed_json_is_exactly_the_plain_dump(seed_output, stem):
+    from pipeline.context import Context
+    from pipeline.prepare import prepare
     from pipeline.read import read_document
-    from pipeline.runner import prepare
-    from pipeline.settings import Settings
     from pipeline.write.json_doc import document_to_dict, json_chunks
 
-    doc = prepare(read_document(INPUT / f"{stem}.txt"), Settings())
+    doc = prepare(read_document(INPUT / f"{stem}.txt"), Context())
     translator = {"backend": "none", "model": None, "revision": None}
     plain = json.dumps(document_to_dict(doc, translator, {"v": 1}), ensure_ascii=False, indent=2)
     assert "".join(json_chunks(doc, translator, {"v": 1})) == plain + "\n"

@@ -12,8 +12,8 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.runner import clean_document, prepare
-from pipeline.settings import Settings
+from pipeline.context import Context
+from pipeline.prepare import clean_document, prepare
 from pipeline.translate import NONE_DESCRIPTION
 from pipeline.write.json_doc import document_to_dict
 from pipeline.write.markdown import render_markdown
@@ -52,7 +52,7 @@ def mutated_sample(draw) -> str:
 
 
 def check_pipeline(text: str) -> None:
-    doc = prepare(make_doc(text), Settings())
+    doc = prepare(make_doc(text), Context())
     assert_edits_consistent(text, doc)
     # every sentence points into the original and is non-empty
     for p in doc.paragraphs:
@@ -61,7 +61,7 @@ def check_pipeline(text: str) -> None:
     jsonschema.validate(document_to_dict(doc, NONE_DESCRIPTION), SCHEMA)
     render_markdown(doc, NONE_DESCRIPTION)
     # cleaning is idempotent
-    again = clean_document(make_doc(doc.view.text), Settings())
+    again = clean_document(make_doc(doc.view.text), Context())
     assert again.edits == (), [(e.stage, e.reason, e.text) for e in again.edits]
 
 

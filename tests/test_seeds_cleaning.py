@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from pipeline.context import Context
+from pipeline.prepare import clean_document
 from pipeline.read import read_document
-from pipeline.runner import clean_document
-from pipeline.settings import Settings
 from pipeline.stages.pinyin import readings
 from pipeline.text import plain_syllable
 from tests.conftest import INPUT
@@ -85,7 +85,7 @@ ANNOTATION = re.compile(r"([\u3400-\u9fff])[(（]\s?([A-Za-z\u00c0-\u024f]{1,7})
 
 def cleaned(path):
     doc = read_document(path)
-    return doc, clean_document(doc, Settings())
+    return doc, clean_document(doc, Context())
 
 
 def annotations_in(text: str) -> list[str]:

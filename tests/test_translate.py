@@ -8,11 +8,13 @@ import re
 import pytest
 from transformers import MarianMTModel
 
+from pipeline.context import Context
+from pipeline.segment import segmenter
 from pipeline.settings import Settings
 from pipeline.text import HAN_RE, URL_RE
 from pipeline.translate import select_translator, translate_all
 from pipeline.translate.engines import CTranslate2Engine, TransformersEngine
-from pipeline.translate.gloss import GlossTranslator, gloss_sentence
+from pipeline.translate.gloss import GlossTranslator
 from pipeline.translate.marian import MarianTranslator, is_bad_output
 from pipeline.translate.protect import mask, unmask
 from tests.conftest import INPUT, load_json, run_cli, seed_sentences
@@ -141,7 +143,7 @@ def test_marian_without_a_model_exits_2(tmp_path, capsys):
 def test_unreachable_hub_model_fails_fast_offline():
     settings = Settings(translator="marian", model="Helsinki-NLP/opus-mt-zh-en")
     with pytest.raises(Exception, match="HF_HUB_OFFLINE"):
-        select_translator(settings)
+        select_translator(Context(settings))
 
 
 def test_placeholders_round_trip_and_lost_ones_are_appended():
@@ -160,15 +162,19 @@ def test_bad_output_detection():
     assert not is_bad_output("Google released a new model for machine learning research.")
 
 
+def gloss(sentence: str) -> str:
+    (result,) = GlossTranslator(segmenter()).translate([sentence])
+    return result.en
+
+
 def test_gloss_words():
-    g = GlossTranslator()
-    assert gloss_sentence("谷歌", g._index) == "Google"
-    assert gloss_sentence("机器学习", g._index) == "machine learning"
-    assert gloss_sentence("在MLPerf 2.0中提高了1.38倍", g._index).count("MLPerf 2.0") == 1
-    assert "1.38" in gloss_sentence("在MLPerf 2.0中提高了1.38倍", g._index)
+    assert gloss("谷歌") == "Google"
+    assert gloss("机器学习") == "machine learning"
+    assert gloss("在MLPerf 2.0中提高了1.38倍").count("MLPerf 2.0") == 1
+    assert "1.38" in gloss("在MLPerf 2.0中提高了1.38倍")
     url = "https://research.google/pubs/pub49988/"
-    assert url in gloss_sentence(f"论文地址：{url}", g._index)
-    assert "fig.png" in gloss_sentence("见 fig.png 和图表", g._index)
+    assert url in gloss(f"论文地址：{url}")
+    assert "fig.png" in gloss("见 fig.png 和图表")
 
 
 def test_gloss_of_the_seeds_has_no_han_and_is_labeled(tmp_path):
@@ -205,3 +211,47 @@ def test_greedy_retry_is_batched_like_the_first_pass(tiny_model, monkeypatch):
     assert len(retry_sizes) == 1
     assert max(retry_sizes[0]) <= 4 and sum(retry_sizes[0]) == len(set(sentences))
     assert all(t.flag == "suspect" for t in out)
+
+
+@pytest.mark.parametrize(
+    ("zh", "english"),
+    [
+        ("我不喜欢这个。", "not"),
+        ("他没来。", "not"),
+        ("这里没有水。", "not have"),
+        ("他无钱。", "without"),
+        ("他还未到。", "not yet"),
+        ("别动！", "don't"),
+        ("非营利", "non"),
+    ],
+)
+def test_gloss_never_drops_a_negation(zh, english):
+    assert english in gloss(zh)
+
+
+def test_gloss_prints_no_dictionary_notes(tmp_path):
+    assert run_cli(INPUT, "-o", tmp_path, "--translator", "gloss", "-q") == 0
+    english = " ".join(
+        s["en"] or ""
+        for path in tmp_path.glob("*.json")
+        for p in load_json(path)["paragraphs"]
+        for s in p["sentences"]
+    )
+    for note in (" sth", " sb ", "fig.", "lit.", "negative prefix", "particle", "classifier"):
+        assert note not in english
+
+
+def test_gloss_results_are_cached_like_translations(tmp_path, caplog, monkeypatch):
+    args = (INPUT, "--translator", "gloss", "--cache-dir", tmp_path / "cache", "-o", tmp_path)
+    with caplog.at_level(logging.INFO):
+        assert run_cli(*args, "--force") == 0
+        calls = []
+        monkeypatch.setattr(
+            GlossTranslator, "translate", lambda self, batch: calls.append(batch) or []
+        )
+        assert run_cli(*args, "--force") == 0
+    assert calls == []  # every sentence came from the cache
+    messages = [r.getMessage() for r in caplog.records if "from cache" in r.getMessage()]
+    assert messages[0].endswith("(0 from cache)")
+    assert messages[-1].startswith("translating 0 sentence(s)")
+    assert not messages[-1].endswith("(0 from cache)")

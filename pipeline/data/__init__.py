@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from importlib import resources
-from pathlib import Path
 
 
-def data_lines(name: str, extra_files: tuple[str, ...] = ()) -> list[str]:
-    """Non-blank, non-comment lines of a packaged data file, then of each extra file."""
+def data_lines(name: str, extra_texts: tuple[str, ...] = ()) -> list[str]:
+    """Non-blank, non-comment lines of a packaged data file, then of each extra text (the
+    content of a user's file, read by the context)."""
     texts = [resources.files(__name__).joinpath(name).read_text(encoding="utf-8")]
-    texts += [Path(p).read_text(encoding="utf-8") for p in extra_files]
+    texts += extra_texts
     return [
         line.rstrip("\n")
         for text in texts

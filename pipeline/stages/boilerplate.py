@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from pipeline.context import Context
 from pipeline.data import data_lines
 from pipeline.document import Change, Document
-from pipeline.settings import Settings
+from pipeline.registry import stage
 from pipeline.text import HAN, fold, lines, lines_matching, strip_span, url_spans
 
 STAGE = "boilerplate"
@@ -123,7 +124,9 @@ def _line_changes(
     return changes
 
 
-def boilerplate(doc: Document, settings: Settings) -> Document:
+@stage(STAGE, order=40, removes=True)
+def boilerplate(doc: Document, ctx: Context) -> Document:
+    """Site chrome: menus, login prompts, footers, credits, image names, related lists."""
     text = doc.view.text
     matched = fold(text)
     spans = list(lines(text))

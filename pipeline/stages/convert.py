@@ -13,7 +13,9 @@ from functools import lru_cache
 
 import opencc
 
+from pipeline.context import Context
 from pipeline.document import Document, Paragraph, Sentence, evolve
+from pipeline.registry import stage
 
 OPENCC_CONFIG = "tw2s"
 
@@ -27,8 +29,9 @@ def to_simplified(text: str) -> str:
     return _converter().convert(text)
 
 
-def convert(doc: Document) -> Document:
-    """Give every paragraph and sentence its Simplified `zh`."""
+@stage("convert", order=110)
+def convert(doc: Document, ctx: Context) -> Document:
+    """Traditional → Simplified (OpenCC): every paragraph and sentence gets its `zh`."""
     sentences = [s for para in doc.paragraphs for s in para.sentences]
     # One OpenCC call for the whole document: the per-call cost dominates on short sentences.
     # Sentences never contain a newline and OpenCC's phrases never span one, so converting them

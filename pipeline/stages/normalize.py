@@ -15,9 +15,10 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from pipeline.context import Context
 from pipeline.document import Change, Document
-from pipeline.settings import Settings
-from pipeline.text import HAN, lines, url_spans
+from pipeline.registry import stage
+from pipeline.text import HAN, HAN_RE, lines, url_spans
 
 STAGE = "normalize"
 
@@ -27,6 +28,8 @@ _INVISIBLE = re.compile(
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f\r]+"
 )
 _C1_CONTROLS = re.compile("[\x80-\x9f]+")
+# U+FFFD: bytes the reader could not decode (source.undecodable lists them)
+_UNDECODABLE = re.compile("\ufffd+")
 
 # --- mojibake -------------------------------------------------------------------------------
 
@@ -39,7 +42,6 @@ _CP1252_BYTES = {
 _HIGH = "\u0080-\u00ff\u0100-\u07ff" + "".join(_CP1252_BYTES)
 _MOJIBAKE_RUN = re.compile(f"[{_HIGH}][{_HIGH}\x40-\x7e]*")
 _LATIN1_LETTERS = re.compile("[\u00a0-\u00ff]")
-_HAN_CHAR = re.compile(f"[{HAN}]")
 _MIN_HIGH_CHARS = 4
 
 
@@ -65,7 +67,7 @@ def _decode_gbk(data: bytes) -> str | None:
             ch = data[i : i + 2].decode("gbk")
         except UnicodeDecodeError:
             return None
-        if len(ch) != 1 or not (_HAN_CHAR.match(ch) or ch in "，。、：；！？“”‘’（）《》【】…—·"):
+        if len(ch) != 1 or not (HAN_RE.match(ch) or ch in "，。、：；！？“”‘’（）《》【】…—·"):
             return None
         out.append(ch)
         i += 2
@@ -100,7 +102,7 @@ def _best_repair(run: str) -> tuple[int, int, str] | None:
             repaired = _decode_gbk(b"".join(_char_bytes(c) for c in run[start:end]))
             if repaired is None:
                 continue
-            han = sum(1 for c in repaired if _HAN_CHAR.match(c))
+            han = sum(1 for c in repaired if HAN_RE.match(c))
             if han >= 2 and _common_ratio(repaired) >= 0.6:
                 return start, end, repaired
             break
@@ -221,18 +223,23 @@ def _nfc_changes(text: str) -> list[Change]:
     return changes
 
 
-def _invisible_changes(text: str, pattern: re.Pattern) -> list[Change]:
-    return [
-        Change(m.start(), m.end(), "invisible or control character") for m in pattern.finditer(text)
-    ]
+def _pattern_changes(
+    text: str, pattern: re.Pattern, reason: str = "invisible or control character"
+) -> list[Change]:
+    return [Change(m.start(), m.end(), reason) for m in pattern.finditer(text)]
 
 
-def normalize(doc: Document, settings: Settings) -> Document:
+@stage(STAGE, order=10, removes=True)
+def normalize(doc: Document, ctx: Context) -> Document:
+    """Unicode clean-up: NFC, invisible characters, lost-emoji `?`, mojibake repair."""
     # Invisible characters first, so they cannot split a mojibake run; C1 controls wait until
     # after the repair, because inside mojibake they are bytes of a character.
-    doc = doc.apply(STAGE, _invisible_changes(doc.view.text, _INVISIBLE))
+    text = doc.view.text
+    changes = _pattern_changes(text, _INVISIBLE)
+    changes += _pattern_changes(text, _UNDECODABLE, "undecodable bytes")
+    doc = doc.apply(STAGE, sorted(changes, key=lambda c: c.start))
     doc = doc.apply(STAGE, _mojibake_changes(doc.view.text))
     text = doc.view.text
-    changes = _invisible_changes(text, _C1_CONTROLS) + _nfc_changes(text)
+    changes = _pattern_changes(text, _C1_CONTROLS) + _nfc_changes(text)
     changes += _lost_character_changes(text)
     return doc.apply(STAGE, _drop_overlaps(sorted(changes, key=lambda c: (c.start, -c.end))))

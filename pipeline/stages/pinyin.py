@@ -14,17 +14,18 @@ import bisect
 import re
 from functools import lru_cache
 
+from pipeline.context import Context
 from pipeline.document import Change, Document
-from pipeline.settings import Settings
-from pipeline.text import HAN, lines, pinyin_syllables, plain_syllable
+from pipeline.registry import stage
+from pipeline.text import HAN, HAN_RE, lines, pinyin_syllables, plain_syllable
 
 STAGE = "pinyin"
+READING = "reading"  # edit kind of a whole annotation; fragments are listed one by one
 
 _READING = r"[A-Za-z\u00c0-\u024f\u0300-\u036f]{1,7}[1-5]?"
 _GROUP = re.compile(rf"[(（][^\S\n]?({_READING})[^\S\n]?[)）]")
 _ANNOTATED = re.compile(rf"([{HAN}])((?:[(（][^\S\n]?{_READING}[^\S\n]?[)）])+)")
 _TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ"
-_HAN_CHAR = re.compile(f"[{HAN}]")
 _BROKEN = re.compile(
     rf"(\?*)([a-z{_TONED}ü]{{1,6}})[)）](?:[^\x00-\x7f\u3000-\u303f\uff00-\uffef{HAN}]\?)?"
 )
@@ -62,7 +63,7 @@ def _annotation_changes(text: str) -> list[Change]:
         length = _annotation_length(char, groups)
         if length:
             start = m.start(2)
-            changes.append(Change(start, start + length, _reason(char)))
+            changes.append(Change(start, start + length, _reason(char), kind=READING))
     return changes
 
 
@@ -98,7 +99,7 @@ def _broken_changes(line: str, offset: int, annotations: list[Change]) -> list[C
             continue  # part of a longer Latin word or a list marker like `a)`
         toned = any(c in _TONED for c in m.group(2))
         after_lost = bool(m.group(1))
-        after_han = bool(before) and _HAN_CHAR.match(before) is not None
+        after_han = bool(before) and HAN_RE.match(before) is not None
         if toned or after_lost or (after_han and len(m.group(2)) >= 2):
             candidates.append(m)
     if not candidates:
@@ -112,7 +113,9 @@ def _broken_changes(line: str, offset: int, annotations: list[Change]) -> list[C
     ]
 
 
-def pinyin(doc: Document, settings: Settings) -> Document:
+@stage(STAGE, order=20, removes=True, counted_kinds=(READING,))
+def pinyin(doc: Document, ctx: Context) -> Document:
+    """Pinyin readings pasted after characters (`發(fā)展`); legitimate parentheses stay."""
     text = doc.view.text
     # An annotation never spans a line, so one scan of the whole text finds what a scan of each
     # line would.

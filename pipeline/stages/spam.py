@@ -21,9 +21,12 @@ from functools import lru_cache
 
 import ahocorasick
 
+from pipeline.context import Context
 from pipeline.data import data_lines
 from pipeline.document import Change, Document
-from pipeline.settings import Settings
+from pipeline.registry import stage
+from pipeline.segment import Segmenter
+from pipeline.settings import SpamThresholds
 from pipeline.text import (
     fold,
     han_count,
@@ -95,13 +98,18 @@ def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]
 # --- jammer noise ---------------------------------------------------------------------------
 
 _SCRAP = r"[A-Za-z0-9][A-Za-z0-9.,'/()\[\]{}:;!?\-]?"
-_JAMMER = re.compile(rf"(?<![A-Za-z0-9])(?:{_SCRAP}[ \t]+){{4,}}{_SCRAP}(?![A-Za-z0-9])")
 
 
-def _jammer_changes(text: str) -> list[Change]:
+@lru_cache(maxsize=8)
+def _jammer(min_scraps: int) -> re.Pattern:
+    more = min_scraps - 1
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{_SCRAP}[ \t]+){{{more},}}{_SCRAP}(?![A-Za-z0-9])")
+
+
+def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
     # Noise never spans a line (no newline in the pattern): whole text or line, same matches.
     changes = []
-    for m in _JAMMER.finditer(text):
+    for m in _jammer(min_scraps).finditer(text):
         noise = m.group()
         letters = sum(c.isalpha() for c in noise)
         brackets = sum(c in "()[]{}" for c in noise)
@@ -115,9 +123,10 @@ def _jammer_changes(text: str) -> list[Change]:
 
 
 @lru_cache(maxsize=8)
-def _automaton(extra_files: tuple[str, ...]) -> ahocorasick.Automaton:
+def _automaton(extra_lists: tuple[str, ...]) -> ahocorasick.Automaton:
+    """The spam words (packaged list + the user's lists, given as text), built once."""
     automaton = ahocorasick.Automaton()
-    for line in data_lines("spam_words.txt", extra_files):
+    for line in data_lines("spam_words.txt", extra_lists):
         word, _, weight = line.partition("\t")
         word = fold(word.strip())
         if word:
@@ -126,9 +135,9 @@ def _automaton(extra_files: tuple[str, ...]) -> ahocorasick.Automaton:
     return automaton
 
 
-def keyword_hits(text: str, extra_files: tuple[str, ...] = ()) -> list[tuple[int, int, float]]:
+def keyword_hits(text: str, extra_lists: tuple[str, ...] = ()) -> list[tuple[int, int, float]]:
     """Non-overlapping (start, end, weight) spam-word matches, longest first."""
-    automaton = _automaton(extra_files)
+    automaton = _automaton(extra_lists)
     if len(automaton) == 0:
         return []
     found = sorted(
@@ -163,7 +172,9 @@ _EDGE_PUNCT = " \t，。！!？?；;：:、|｜_-—…·,."
 _PROSE_END = re.compile(r"[。！？!?…]$")
 
 
-def _is_whole_spam(line: str, hits: list[tuple[int, int, float]], topical: bool) -> bool:
+def _is_whole_spam(
+    line: str, hits: list[tuple[int, int, float]], topical: bool, limits: SpamThresholds
+) -> bool:
     """Decide by density: the share of the line (URLs and spaces aside) the words cover.
 
     Prose — a sentence, or a long line — needs dense spam; a short, unpunctuated line (a
@@ -176,12 +187,18 @@ def _is_whole_spam(line: str, hits: list[tuple[int, int, float]], topical: bool)
         return False
     density = _weighted_cover(hits) / size
     if topical:
-        return density >= 0.7 and len(hits) >= 3
+        return density >= limits.topical_density and len(hits) >= limits.topical_min_hits
     stripped = line.strip()
-    if _PROSE_END.search(stripped) or len(stripped) > 40:
-        return (density >= 0.4 and len(hits) >= 2) or density >= 0.6
+    if _PROSE_END.search(stripped) or len(stripped) > limits.prose_min_chars:
+        return (
+            density >= limits.prose_density and len(hits) >= 2
+        ) or density >= limits.prose_density_alone
     has_url = any(i in urls for i in range(len(line)))
-    return (density >= 0.2 and len(hits) >= 2) or density >= 0.3 or has_url
+    return (
+        (density >= limits.short_density and len(hits) >= 2)
+        or density >= limits.short_density_alone
+        or has_url
+    )
 
 
 # line index → that line's keyword hits (start, end, weight), in line coordinates
@@ -209,43 +226,44 @@ def _keyword_changes(
     spans: list[tuple[int, int]],
     line_hits: LineHits,
     topical: bool,
+    limits: SpamThresholds,
 ) -> list[Change]:
     changes = []
     for i, hits in sorted(line_hits.items()):
         start, end = spans[i]
         line = matched[start:end]
-        if _is_whole_spam(line, hits, topical):
+        if _is_whole_spam(line, hits, topical, limits):
             changes.append(Change(start, end, "spam keywords"))
         elif not topical:
-            changes += _glued_keyword_changes(text, line, start, hits)
+            changes += _glued_keyword_changes(line, start, hits, limits)
     return changes
 
 
 def _glued_keyword_changes(
-    text: str, line: str, offset: int, hits: list[tuple[int, int, float]]
+    line: str, offset: int, hits: list[tuple[int, int, float]], limits: SpamThresholds
 ) -> list[Change]:
     """A spam phrase stuck in front of (or behind) a real line: cut it, keep the rest."""
     changes = []
-    head = _cluster(hits, gap=4)
-    if head and head[0][0] <= 6 and len(head) >= 2:
+    head = _cluster(hits, gap=limits.glue_gap)
+    if head and head[0][0] <= limits.glue_max_offset and len(head) >= 2:
         cut = head[-1][1]
         while cut < len(line) and line[cut] in _EDGE_PUNCT:
             cut += 1
         prefix = line[:cut]
         if (
-            _weighted_cover(head) / max(len(prefix.strip()), 1) >= 0.4
-            and han_count(line[cut:]) >= 6
+            _weighted_cover(head) / max(len(prefix.strip()), 1) >= limits.glue_density
+            and han_count(line[cut:]) >= limits.glue_min_han
         ):
             changes.append(Change(offset, offset + cut, "spam phrase glued to a line"))
-    tail = _cluster(list(reversed([(-e, -s, w) for s, e, w in hits])), gap=4)
+    tail = _cluster(list(reversed([(-e, -s, w) for s, e, w in hits])), gap=limits.glue_gap)
     tail = [(-e, -s, w) for s, e, w in tail]
     if tail and len(line) - tail[0][1] <= 2 and len(tail) >= 2 and not changes:
         cut = tail[-1][0]
         while cut > 0 and line[cut - 1] in _EDGE_PUNCT:
             cut -= 1
         if (
-            _weighted_cover(tail) / max(len(line[cut:].strip()), 1) >= 0.4
-            and han_count(line[:cut]) >= 6
+            _weighted_cover(tail) / max(len(line[cut:].strip()), 1) >= limits.glue_density
+            and han_count(line[:cut]) >= limits.glue_min_han
         ):
             changes.append(Change(offset + cut, offset + len(line), "spam phrase glued to a line"))
     return changes
@@ -323,11 +341,9 @@ _STOPWORDS = frozenset(
 )
 
 
-def content_words(text: str) -> list[str]:
-    from pipeline.stages.words import tokenizer
-
+def content_words(text: str, segmenter: Segmenter) -> list[str]:
     words = []
-    for w in tokenizer().cut(simplified_chars(text), HMM=True):
+    for w in segmenter.cut(simplified_chars(text)):
         w = w.strip().lower()
         if len(w) >= 2 and w not in _STOPWORDS and (han_count(w) == len(w) or w.isalpha()):
             words.append(w)
@@ -341,6 +357,8 @@ class Article:
     matched: str
     han: int
     skip: tuple[int, int]
+    segmenter: Segmenter
+    min_han: int  # too little article below this to judge against
 
     def mentions(self, word: str) -> bool:
         i = self.matched.find(word)
@@ -349,11 +367,11 @@ class Article:
         return i != -1
 
 
-def is_off_topic(line: str, article: Article, min_words: int = 3, max_shared: float = 0.0) -> bool:
+def is_off_topic(line: str, article: Article, min_words: int, max_shared: float = 0.0) -> bool:
     """True if at most `max_shared` of the line's content words occur elsewhere in the text."""
-    if article.han - han_count(line) < 120:
-        return False  # too little article to judge against
-    words = set(content_words(line))
+    if article.han - han_count(line) < article.min_han:
+        return False
+    words = set(content_words(line, article.segmenter))
     if len(words) < min_words:
         return False
     shared = sum(1 for w in words if article.mentions(w))
@@ -361,7 +379,12 @@ def is_off_topic(line: str, article: Article, min_words: int = 3, max_shared: fl
 
 
 def _off_topic_changes(
-    text: str, matched: str, spans: list[tuple[int, int]], removed_lines: set[int], max_chars: int
+    text: str,
+    matched: str,
+    spans: list[tuple[int, int]],
+    removed_lines: set[int],
+    limits: SpamThresholds,
+    segmenter: Segmenter,
 ) -> list[Change]:
     nonblank = [i for i, (a, b) in enumerate(spans) if text[a:b].strip()]
     if not nonblank:
@@ -376,27 +399,33 @@ def _off_topic_changes(
     for i in sorted(candidates - removed_lines)[:MAX_OFF_TOPIC_CANDIDATES]:
         start, end = spans[i]
         line = text[start:end].strip()
-        article = Article(matched, total_han, (start, end))
-        if 0 < len(line) <= max_chars // 2 and is_off_topic(line, article):
+        article = Article(
+            matched, total_han, (start, end), segmenter, limits.off_topic_min_article_han
+        )
+        max_chars = limits.spam_line_max_chars
+        if 0 < len(line) <= max_chars // 2 and is_off_topic(
+            line, article, limits.off_topic_min_words
+        ):
             changes.append(Change(start, end, "off-topic headline"))
         elif i == nonblank[0] and len(line) <= max_chars:
-            changes += _suffix_changes(text[start:end], start, article)
+            changes += _suffix_changes(text[start:end], start, article, limits)
     return changes
 
 
 _SUFFIX_SEPARATOR = re.compile(r"[_｜|]")
-_MAX_SUFFIX_CHARS = 40
 
 
-def _suffix_changes(line: str, offset: int, article: Article) -> list[Change]:
+def _suffix_changes(
+    line: str, offset: int, article: Article, limits: SpamThresholds
+) -> list[Change]:
     """`Real title_unrelated keywords`: cut trailing segments that share nothing with the text."""
     seps = list(_SUFFIX_SEPARATOR.finditer(line))
     cut = None
     for sep in reversed(seps):
         segment = line[sep.end() :] if cut is None else line[sep.end() : cut]
-        if not 0 < len(segment.strip()) <= _MAX_SUFFIX_CHARS:
+        if not 0 < len(segment.strip()) <= limits.suffix_max_chars:
             break
-        if not is_off_topic(segment, article, min_words=1, max_shared=0.34):
+        if not is_off_topic(segment, article, min_words=1, max_shared=limits.suffix_max_shared):
             break
         cut = sep.start()
     if cut is None or han_count(line[:cut]) < 4:
@@ -407,40 +436,47 @@ def _suffix_changes(line: str, offset: int, article: Article) -> list[Change]:
 # --- the stage ------------------------------------------------------------------------------
 
 
-def _is_topical(matched: str, spans: list[tuple[int, int]], line_hits: LineHits) -> bool:
+def _is_topical(
+    matched: str, spans: list[tuple[int, int]], line_hits: LineHits, limits: SpamThresholds
+) -> bool:
     """Is the article itself about gambling, lotteries…? Then its vocabulary is content.
 
     Prose that discusses the topic mentions the words here and there (low density); injected
     spam is dense. So the share of lines with a few, sparse hits decides.
     """
     nonblank = sum(1 for a, b in spans if a < b and not matched[a:b].isspace())
-    if nonblank < 8:
+    if nonblank < limits.topical_min_lines:
         return False
     discussing = 0
     for i, hits in line_hits.items():
         a, b = spans[i]
-        if _weighted_cover(hits) / len(matched[a:b].strip()) < 0.35:
+        if _weighted_cover(hits) / len(matched[a:b].strip()) < limits.topical_sparse_density:
             discussing += 1
-    return discussing / nonblank >= 0.2
+    return discussing / nonblank >= limits.topical_line_share
 
 
-def spam(doc: Document, settings: Settings) -> Document:
+@stage(STAGE, order=30, removes=True)
+def spam(doc: Document, ctx: Context) -> Document:
+    """SEO headlines, pinyin-letter ad runs, jammer noise, gambling/game/scam ads."""
+    limits = ctx.settings.spam
     text = doc.view.text
     matched = fold(text)
     spans = list(lines(text))
     changes: list[Change] = []
     # Each pattern scans the whole text once; only lines it finds something in are examined.
-    anchor = re.compile(rf"[a-z]{{{settings.pinyin_run_min_letters},}}")
+    min_letters = limits.pinyin_run_min_letters
+    anchor = re.compile(rf"[a-z]{{{min_letters},}}")
     for i in sorted(lines_matching(anchor, text, spans)):
         start, end = spans[i]
-        changes += _pinyin_ad_changes(text[start:end], start, settings.pinyin_run_min_letters)
-    changes += _jammer_changes(text)
-    line_hits = _hits_by_line(matched, spans, tuple(settings.spam_words))
-    topical = _is_topical(matched, spans, line_hits)
-    changes += _keyword_changes(matched, text, spans, line_hits, topical)
+        changes += _pinyin_ad_changes(text[start:end], start, min_letters)
+    changes += _jammer_changes(text, limits.jammer_min_scraps)
+    line_hits = _hits_by_line(matched, spans, ctx.texts("spam_words"))
+    topical = _is_topical(matched, spans, line_hits, limits)
+    changes += _keyword_changes(matched, text, spans, line_hits, topical, limits)
     removed = _fully_removed_lines(text, spans, changes)
-    changes += _off_topic_changes(text, matched, spans, removed, settings.spam_line_max_chars)
-    return doc.apply(STAGE, _without_overlaps(changes))
+    changes += _off_topic_changes(text, matched, spans, removed, limits, ctx.segmenter)
+    # Overlapping changes (a jammer run inside a keyword line) unite in Document.apply.
+    return doc.apply(STAGE, changes)
 
 
 def _fully_removed_lines(
@@ -453,14 +489,3 @@ def _fully_removed_lines(
         a, b = spans[i]
         covered[i] = covered.get(i, 0) + max(0, min(c.end, b) - max(c.start, a))
     return {i for i, n in covered.items() if n >= len(text[spans[i][0] : spans[i][1]].strip())}
-
-
-def _without_overlaps(changes: list[Change]) -> list[Change]:
-    out: list[Change] = []
-    for c in sorted(changes, key=lambda c: (c.start, -c.end)):
-        if out and c.start < out[-1].end:
-            if c.end > out[-1].end:
-                out[-1] = Change(out[-1].start, c.end, out[-1].reason)
-            continue
-        out.append(c)
-    return out

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
+from pipeline.context import Context
 from pipeline.document import Document, Paragraph, Sentence
+from pipeline.registry import stage
 from pipeline.text import Spans, strip_span, url_spans
 
 _TERMINATORS = "。！？!?；…"
@@ -63,8 +65,9 @@ _ABBREVIATIONS = frozenset(
 )
 
 
-def split(doc: Document) -> Document:
-    """Fill `doc.paragraphs` with paragraphs and sentences carrying original offsets."""
+@stage("split", order=100)
+def split(doc: Document, ctx: Context) -> Document:
+    """Paragraphs and sentences, each with offsets into the original."""
     view = doc.view
     text = view.text
     urls = url_spans(text)  # no URL spans a line: one scan serves every paragraph

@@ -17,10 +17,11 @@ class Translation:
 
 
 class Translator(Protocol):
-    cacheable: bool
-
     def describe(self) -> dict:
-        """{backend, model, revision} for the output metadata."""
+        """{backend, model, revision, …} for the output metadata, the cache key and the
+        fingerprint: everything about the backend that decides its output, nothing that does
+        not (thread counts, paths). A `label` key ("gloss") marks output that is not a
+        translation: the writers print it before every English line, with the `note`."""
         ...
 
     def settings(self) -> dict:

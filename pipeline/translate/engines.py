@@ -193,11 +193,9 @@ class CTranslate2Engine:
         self.model_max_length = 512
 
     def describe(self) -> dict:
-        return {
-            "engine": self.name,
-            "compute_type": self.compute_type,
-            "threads": f"{self.inter_threads}x{self.intra_threads}",
-        }
+        # Thread counts change speed, not output: they stay out of the cache key and the
+        # fingerprint (another machine must hit the same cache entries).
+        return {"engine": self.name, "compute_type": self.compute_type}
 
     def tokens(self, text: str) -> list[str]:
         # as MarianTokenizer: sentencepiece pieces, then the end-of-sentence token

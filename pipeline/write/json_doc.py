@@ -55,6 +55,11 @@ def _paragraph(p: Paragraph) -> dict:
     }
 
 
+def _undecodable(doc: Document) -> dict:
+    spans = [{"start": i, "end": i + 1, "bytes": b} for i, b in doc.source.undecodable]
+    return {"undecodable": spans} if spans else {}
+
+
 def _fields(doc: Document, translator: dict, pipeline: dict | None) -> list[tuple[str, object]]:
     """Top-level keys in order; the long lists are generators."""
     return [
@@ -68,6 +73,7 @@ def _fields(doc: Document, translator: dict, pipeline: dict | None) -> list[tupl
                 "encoding": doc.source.encoding,
                 "chars": doc.source.chars,
                 "format": doc.source.format,
+                **_undecodable(doc),
             },
         ),
         ("translator", translator),

@@ -13,22 +13,22 @@ import yaml
 
 from pipeline import __version__
 from pipeline.document import Document, Paragraph
+from pipeline.registry import stage_spec
 from pipeline.write.escape import escape_inline
-
-GLOSS_NOTE = "word-by-word dictionary gloss (CC-CEDICT), not a translation"
-AUDIT_SAMPLE_STAGES = ("normalize", "spam", "boilerplate")
 
 
 def render_markdown(doc: Document, translator: dict, layout: str = "paragraph") -> str:
-    is_gloss = translator.get("backend") == "gloss"
+    """`translator` is the translator's description; a `label` in it ("gloss") marks English
+    that is not a translation: printed before every English line, with its `note` at the end."""
+    label = translator.get("label")
     parts = [_front_matter(doc, translator)]
     if doc.paragraphs:
-        parts.append(_title(doc.paragraphs[0], is_gloss))
+        parts.append(_title(doc.paragraphs[0], label))
     body = doc.paragraphs[1:]
     render = {"paragraph": _paragraph, "sentence": _sentences, "table": _table}[layout]
-    parts.extend(render(p, is_gloss) for p in body)
-    if is_gloss:
-        parts.append(f"*English lines marked (gloss) are a {GLOSS_NOTE}.*")
+    parts.extend(render(p, label) for p in body)
+    if label:
+        parts.append(f"*English lines marked ({label}) are a {translator.get('note', label)}.*")
     audit = _audit(doc)
     if audit:
         parts.append(audit)
@@ -69,8 +69,8 @@ def _front_matter(doc: Document, translator: dict) -> str:
         "sentences": sum(len(p.sentences) for p in doc.paragraphs),
         "removals": dict(sorted(Counter(e.stage for e in doc.edits).items())),
     }
-    if translator.get("backend") == "gloss":
-        meta["translator_note"] = GLOSS_NOTE
+    if translator.get("note"):
+        meta["translator_note"] = translator["note"]
     dumped = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000)
     return f"---\n{dumped}---"
 
@@ -79,47 +79,47 @@ def _anchor(anchor_id: str) -> str:
     return f'<a id="{anchor_id}"></a>'
 
 
-def _english(en: str | None, is_gloss: bool) -> str | None:
+def _english(en: str | None, label: str | None) -> str | None:
     if not en:
         return None
-    return f"(gloss) {escape_inline(en)}" if is_gloss else escape_inline(en)
+    return f"({label}) {escape_inline(en)}" if label else escape_inline(en)
 
 
-def _title(p: Paragraph, is_gloss: bool) -> str:
+def _title(p: Paragraph, label: str | None) -> str:
     lines = [_anchor(p.id), "", f"# {escape_inline(p.zh)}"]
-    en = _english(p.en, is_gloss)
+    en = _english(p.en, label)
     if en:
         lines += ["", f"> {en}"]
     return "\n".join(lines)
 
 
-def _paragraph(p: Paragraph, is_gloss: bool) -> str:
+def _paragraph(p: Paragraph, label: str | None) -> str:
     lines = [_anchor(p.id), escape_inline(p.zh)]
-    en = _english(p.en, is_gloss)
+    en = _english(p.en, label)
     if en:
         lines += ["", f"> {en}"]
     return "\n".join(lines)
 
 
-def _sentences(p: Paragraph, is_gloss: bool) -> str:
+def _sentences(p: Paragraph, label: str | None) -> str:
     blocks = [_anchor(p.id)]
     for s in p.sentences:
         block = f"{_anchor(s.id)}{escape_inline(s.zh)}"
-        en = _english(s.en, is_gloss)
+        en = _english(s.en, label)
         if en:
             block += f"\n\n> {en}"
         blocks.append(block)
     return "\n\n".join(blocks)
 
 
-def _table(p: Paragraph, is_gloss: bool) -> str:
+def _table(p: Paragraph, label: str | None) -> str:
     has_en = any(s.en for s in p.sentences)
     header = "| 中文 | English |\n| --- | --- |" if has_en else "| 中文 |\n| --- |"
     rows = []
     for s in p.sentences:
         cell = f"{_anchor(s.id)}{escape_inline(s.zh)}"
         if has_en:
-            rows.append(f"| {cell} | {_english(s.en, is_gloss) or ''} |")
+            rows.append(f"| {cell} | {_english(s.en, label) or ''} |")
         else:
             rows.append(f"| {cell} |")
     return "\n".join([_anchor(p.id), "", header, *rows])
@@ -135,10 +135,14 @@ def _audit(doc: Document) -> str:
         f"<summary>Removed by the cleaner ({summary})</summary>",
         "",
     ]
-    if counts.get("pinyin"):
-        lines.append(f"- pinyin: {counts['pinyin']} reading annotations removed")
+    # Kinds a stage has by the hundred (pinyin readings) are counted; every other edit listed.
+    counted = Counter(
+        (e.stage, e.kind) for e in doc.edits if e.kind in stage_spec(e.stage).counted_kinds
+    )
+    for (stage, kind), n in sorted(counted.items()):
+        lines.append(f"- {stage}: {n} × {kind} removed")
     for e in doc.edits:
-        if e.stage in AUDIT_SAMPLE_STAGES or (e.stage == "pinyin" and "broken" in e.reason):
+        if e.kind not in stage_spec(e.stage).counted_kinds:
             shown = e.text if len(e.text) <= 300 else e.text[:300] + "…"
             what = f" → {escape_inline(e.replacement)}" if e.replacement else ""
             lines.append(f"- {e.stage} ({escape_inline(e.reason)}): {escape_inline(shown)}{what}")

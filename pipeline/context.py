@@ -1,0 +1,75 @@
+"""The context handed to every stage: the settings and the resources they need, read once.
+
+Stages do no file I/O: the user's word lists and dictionaries are read here, when the run
+starts, so a missing or unreadable file is one clear error before any work, and their *content*
+(not their path) is what the fingerprint and the resource caches see. Heavy resources
+(segmenter, spam automaton, …) are built from that content once per process by the stage that
+owns them (`functools.lru_cache` keyed by content), so a context is cheap to copy to workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline import __version__
+from pipeline.segment import Segmenter, segmenter
+from pipeline.settings import FILE_LISTS, Settings, SettingsError
+
+
+@dataclass(frozen=True)
+class WordFile:
+    path: str
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def read_word_file(path: str) -> WordFile:
+    try:
+        return WordFile(path, Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise SettingsError(f"{path}: no such file") from exc
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+@dataclass(frozen=True)
+class Context:
+    settings: Settings = field(default_factory=Settings)
+    # the files named by the settings in FILE_LISTS, read: setting name → files
+    files: dict[str, tuple[WordFile, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, settings: Settings) -> Context:
+        """Read every file the settings name; SettingsError names a file that cannot be read."""
+        files = {
+            key: tuple(read_word_file(p) for p in getattr(settings, key)) for key in FILE_LISTS
+        }
+        return cls(settings, files)
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        """The contents of the files of setting `key` (user_dicts, spam_words)."""
+        return tuple(f.text for f in self.files.get(key, ()))
+
+    @property
+    def segmenter(self) -> Segmenter:
+        return segmenter(self.texts("user_dicts"))
+
+    def fingerprint(self, translator: dict[str, Any]) -> str:
+        """What, besides the input bytes, decides a document's output: the pipeline version,
+        the settings tagged text or layout, the content of every word list, and the
+        translator's description (model, revision, engine, decoding) — never thread counts or
+        cache paths."""
+        settings = self.settings.affecting("text", "layout")
+        for key in FILE_LISTS:
+            settings[key] = [f.sha256 for f in self.files.get(key, ())]
+        parts = [__version__, settings, translator]
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
