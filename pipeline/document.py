@@ -305,7 +305,7 @@ def _group_overlapping(
     )
     for c, s, e in zip(changes, orig_starts, orig_ends, strict=True):
         if groups and (c.start < groups[-1][1] or s < last_orig_end):
-            g_start, g_end, g_replacement, g_reason, g_kind, g_s, g_e = groups[-1]
+            g_start, g_end, g_replacement, g_reason, g_kind, g_s, _ = groups[-1]
             if c.end > g_end:
                 gap = view.text[g_end : c.start] if c.start > g_end else ""
                 replacement = g_replacement + gap + c.replacement

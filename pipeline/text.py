@@ -13,7 +13,6 @@ import numpy as np
 
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RE = re.compile(f"[{HAN}]")
-CJK_PUNCT = "，。、；：？！「」『』（）【】《》〈〉“”‘’…—～·"
 URL_RE = re.compile(
     r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + HAN + r"“”‘’]+"
     # An address starts where a run of address characters starts: without the look-behind

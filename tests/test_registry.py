@@ -9,7 +9,7 @@ from pipeline.cli import build_parser
 from pipeline.document import Change, Document
 from pipeline.registry import _STAGES, cleaning_stages, stage, stages, translators
 from pipeline.write.markdown import render_markdown
-from tests.conftest import clean, make_doc
+from tests.conftest import ROOT, clean, make_doc
 
 
 def _schema() -> dict:
@@ -87,3 +87,15 @@ def test_documents_without_chinese_are_marked_by_a_field():
     assert doc.no_chinese
     assert not clean("谷歌发布了新的模型。").no_chinese
     assert not make_doc("x").no_chinese
+
+
+def test_the_readme_lists_every_stage_and_translator():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    keep_row = next(line for line in readme.splitlines() if line.startswith("| `--keep STAGE`"))
+    for name in cleaning_stages():
+        assert f"`{name}`" in keep_row
+    translator_row = next(
+        line for line in readme.splitlines() if line.startswith("| `--translator`")
+    )
+    for name in translators():
+        assert f"`{name}`" in translator_row
