@@ -131,3 +131,15 @@ def test_a_cut_last_character_is_replaced_recorded_and_reported(tmp_path, capsys
 def test_mostly_undecodable_files_are_still_refused(tmp_path):
     (tmp_path / "noise.txt").write_bytes(bytes(range(0x80, 0x100)) * 40)
     assert run_cli(tmp_path, "-o", tmp_path / "out", "--translator", "none", "-q") == 1
+
+
+def test_index_rows_of_unchanged_documents_come_from_their_json(tmp_path):
+    (tmp_path / "a.txt").write_text(ARTICLE, encoding="utf-8")
+    (tmp_path / "b.txt").write_text("大模型的新进展\n" + ARTICLE, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_cli(tmp_path, "-o", out, "--translator", "none", "-q") == 0
+    first = (out / "index.md").read_text(encoding="utf-8")
+    (out / "a.md").write_text("---\ntitle: edited by hand\n---\n", encoding="utf-8")
+    assert run_cli(tmp_path, "-o", out, "--translator", "none", "-q") == 0  # both unchanged
+    assert (out / "index.md").read_text(encoding="utf-8") == first
+    assert "大模型的新进展" in first and "edited by hand" not in first
