@@ -10,6 +10,7 @@ import argparse
 import logging
 import os
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -168,29 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-SETTING_OPTIONS = (
-    "translator",
-    "model",
-    "engine",
-    "beams",
-    "max_new_tokens",
-    "cache_dir",
-    "use_cache",
-    "force",
-    "layout",
-    "user_dicts",
-    "spam_words",
-    "keep",
-    "jobs",
-)
-
-
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """defaults ← the config file ← the options given (those not None)."""
     config = args.config or (Path("pipeline.toml") if Path("pipeline.toml").is_file() else None)
     file_layer = read_config(config) if config is not None else {}
+    # options whose destination is a setting's name; None means "not given"
+    names = {f.name for f in fields(Settings)}
     given: dict[str, Any] = {
-        key: getattr(args, key) for key in SETTING_OPTIONS if getattr(args, key) is not None
+        key: value for key, value in vars(args).items() if key in names and value is not None
     }
     try:
         return build_settings(file_layer, given)
@@ -226,7 +212,7 @@ class _QuietThirdParty(logging.Filter):
         return not self.quiet and record.levelno >= logging.WARNING
 
 
-class _OurHandler(logging.StreamHandler):
+class _TqdmAwareHandler(logging.StreamHandler):
     """Log lines through `tqdm.write`: a line never lands on a progress bar's line, and the
     bars are redrawn below it. (The CLI's own handler: replaced, not stacked, when main() runs
     again in one process.)"""
@@ -242,12 +228,12 @@ class _OurHandler(logging.StreamHandler):
 
 def _setup_logging(quiet: bool, verbose: bool) -> None:
     level = logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO
-    handler = _OurHandler(sys.stderr)
+    handler = _TqdmAwareHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
     handler.addFilter(_QuietThirdParty(quiet))
     handler.setLevel(level)  # the handler decides what is shown; records still reach others
     root = logging.getLogger()
-    root.handlers[:] = [h for h in root.handlers if not isinstance(h, _OurHandler)]
+    root.handlers[:] = [h for h in root.handlers if not isinstance(h, _TqdmAwareHandler)]
     root.addHandler(handler)
     root.setLevel(min(level, logging.INFO))
     for noisy in ("trafilatura", "htmldate", "courlan", "justext"):

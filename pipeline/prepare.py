@@ -83,7 +83,7 @@ def prepare_file(file: InputFile, ctx: Context) -> Prepared:
         doc = read_document(file.path, file.display)
         return Prepared(file, prepare(doc, ctx), warning=_decoding_warning(doc))
     except EmptyInput as exc:
-        return Prepared(file, error=None, warning=str(exc))
+        return Prepared(file, warning=str(exc))
     except InputError as exc:
         return Prepared(file, error=str(exc))
     except RecursionError:

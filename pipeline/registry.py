@@ -31,6 +31,9 @@ class StageSpec:
     # Edit kinds the Markdown audit counts instead of listing one by one (pinyin readings:
     # hundreds per page); every other removal of the stage is listed.
     counted_kinds: frozenset[str]
+    # Edit kinds recorded in the JSON but left out of the Markdown audit: they are not junk (the
+    # CR of a CRLF line ending).
+    unaudited_kinds: frozenset[str]
     summary: str  # one line for --help and the docs
 
 
@@ -63,6 +66,7 @@ def stage(
     order: int,
     removes: bool = False,
     counted_kinds: tuple[str, ...] = (),
+    unaudited_kinds: tuple[str, ...] = (),
 ) -> Callable[[StageFunction], StageFunction]:
     """Register a stage: a pure function `(doc, ctx) -> doc`. Its docstring's first line is
     its summary."""
@@ -71,7 +75,15 @@ def stage(
         if name in _STAGES and _STAGES[name].run is not func:
             raise ValueError(f"stage {name!r} registered twice")
         summary = (func.__doc__ or name).strip().splitlines()[0]
-        _STAGES[name] = StageSpec(name, func, order, removes, frozenset(counted_kinds), summary)
+        _STAGES[name] = StageSpec(
+            name,
+            func,
+            order,
+            removes,
+            frozenset(counted_kinds),
+            frozenset(unaudited_kinds),
+            summary,
+        )
         return func
 
     return register

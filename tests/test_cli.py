@@ -143,3 +143,12 @@ def test_index_rows_of_unchanged_documents_come_from_their_json(tmp_path):
     assert run_cli(tmp_path, "-o", out, "--translator", "none", "-q") == 0  # both unchanged
     assert (out / "index.md").read_text(encoding="utf-8") == first
     assert "大模型的新进展" in first and "edited by hand" not in first
+
+
+def test_windows_line_endings_are_not_listed_as_removals(tmp_path):
+    (tmp_path / "crlf.txt").write_bytes(ARTICLE.replace("\n", "\r\n").encode("utf-8"))
+    assert run_cli(tmp_path, "-o", tmp_path / "out", "--translator", "none", "-q") == 0
+    record = load_json(tmp_path / "out" / "crlf.json")
+    assert {r["reason"] for r in record["removed"]} == {"CR of a CRLF line ending"}
+    assert "Removed by the cleaner" not in (tmp_path / "out" / "crlf.md").read_text("utf-8")
+    assert [p["zh"] for p in record["paragraphs"]] == ARTICLE.split()

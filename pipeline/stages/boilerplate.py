@@ -98,6 +98,8 @@ def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]])
 # Cheap whole-text scans that find the few lines worth the full footer or image check: each is
 # implied by the pattern it stands in for.
 _FOOTER_HINT = re.compile("返回搜狐|责任编辑|来源")
+# `}`, `);`, `]`, `*/`: a line of code with no word on it is still code, and code is content
+_CODE_PUNCTUATION = re.compile(r"[{}()\[\];]|^\s*(?:/\*|\*/|//|#|<!--|-->)")
 _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
 
@@ -110,8 +112,8 @@ def _line_changes(
     line = matched[a:b]
     if is_chrome_line(line):
         return [Change(a, b, "site chrome")]
-    if not any(c.isalnum() for c in line):  # ▼, ↓↓↓, ———: decoration, no words at all
-        return [Change(a, b, "decoration line")]
+    if not any(c.isalnum() for c in line) and not _CODE_PUNCTUATION.search(line):
+        return [Change(a, b, "decoration line")]  # ▼, ↓↓↓, ———: no words at all
     changes = []
     footer = _GLUED_FOOTERS.search(line) if footer_hint else None
     if footer and re.search(f"[{HAN}A-Za-z0-9]", line[: footer.start()]):

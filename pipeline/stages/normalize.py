@@ -25,8 +25,12 @@ STAGE = "normalize"
 # Invisible or control characters. C1 controls (\x80-\x9f) are handled after mojibake repair.
 _INVISIBLE = re.compile(
     "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180e"
-    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f\r]+"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+|\r(?!\n)"
 )
+# A Windows line ending: removed so that every stage sees one kind of line end, recorded in the
+# JSON like any edit, but not listed in the Markdown audit (it is not junk).
+_CRLF = re.compile("\r(?=\n)")
+LINE_ENDING = "line-ending"
 _C1_CONTROLS = re.compile("[\x80-\x9f]+")
 # U+FFFD: bytes the reader could not decode (source.undecodable lists them)
 _UNDECODABLE = re.compile("\ufffd+")
@@ -160,7 +164,8 @@ _LOST_PATTERNS = (
     ),
     # inside a word: between letters or Han characters
     (re.compile(f"(?<=[{_WORD}])\\?+(?=[{_WORD}])"), "lost character (inside a word)"),
-    # a doubled mark (a lost emoji is two UTF-16 units) that does not end the line
+    # a doubled mark (a lost emoji is two UTF-16 units) that does not end the line; after a
+    # question (`真的吗??`) it is emphatic punctuation and stays
     (re.compile(r"\?{2,}(?=\s*\S)"), "lost character (??)"),
 )
 
@@ -184,12 +189,8 @@ def _lost_character_changes(text: str) -> list[Change]:
                 if mark in urls or start + m.start() in changes:
                     continue
                 multi_line_only = reason.endswith("(line of ?)")
-                if (
-                    not multi_line_only
-                    and m.group().strip() == "?"
-                    and _is_real_question(line, mark)
-                ):
-                    continue
+                if not multi_line_only and _is_real_question(line, mark):
+                    continue  # `吗?`, `吗??`: a question's own marks, however many
                 changes[start + m.start()] = Change(start + m.start(), start + m.end(), reason)
     return _drop_overlaps(sorted(changes.values(), key=lambda c: c.start))
 
@@ -229,7 +230,7 @@ def _pattern_changes(
     return [Change(m.start(), m.end(), reason) for m in pattern.finditer(text)]
 
 
-@stage(STAGE, order=10, removes=True)
+@stage(STAGE, order=10, removes=True, unaudited_kinds=(LINE_ENDING,))
 def normalize(doc: Document, ctx: Context) -> Document:
     """Unicode clean-up: NFC, invisible characters, lost-emoji `?`, mojibake repair."""
     # Invisible characters first, so they cannot split a mojibake run; C1 controls wait until
@@ -237,6 +238,10 @@ def normalize(doc: Document, ctx: Context) -> Document:
     text = doc.view.text
     changes = _pattern_changes(text, _INVISIBLE)
     changes += _pattern_changes(text, _UNDECODABLE, "undecodable bytes")
+    changes += [
+        Change(m.start(), m.end(), "CR of a CRLF line ending", kind=LINE_ENDING)
+        for m in _CRLF.finditer(text)
+    ]
     doc = doc.apply(STAGE, sorted(changes, key=lambda c: c.start))
     doc = doc.apply(STAGE, _mojibake_changes(doc.view.text))
     text = doc.view.text

@@ -64,7 +64,41 @@ def _annotation_changes(text: str) -> list[Change]:
         if length:
             start = m.start(2)
             changes.append(Change(start, start + length, _reason(char), kind=READING))
-    return changes
+    taken = {c.start for c in changes}
+    for m in _WORD_ANNOTATED.finditer(text):
+        if m.start(2) not in taken and (word := _annotated_word(m.group(1), m.group(3))):
+            changes.append(Change(m.start(2), m.end(2), f"reading of {word}", kind=READING))
+    return sorted(changes, key=lambda c: c.start)
+
+
+# A reading after a whole word: `发展(fāzhǎn)`, `发展（fā zhǎn）`, `银行(yín háng)`.
+_WORD_ANNOTATED = re.compile(
+    rf"([{HAN}]{{2,{8}}})([(（][^\S\n]?((?:{_READING}[^\S\n]?){{1,8}})[)）])"
+)
+
+
+@lru_cache(maxsize=65536)
+def _annotated_word(chars: str, group: str) -> str | None:
+    """The last characters of `chars` (two or more) whose readings, in order, spell `group`
+    exactly; None when no such word ends the run."""
+    spelled = plain_syllable(group.replace(" ", "").replace("\t", ""))
+    if not spelled.isascii() or not spelled.isalpha():
+        return None
+    for size in range(2, len(chars) + 1):
+        word = chars[-size:]
+        if _spells(word, spelled):
+            return word
+    return None
+
+
+def _spells(word: str, spelled: str) -> bool:
+    """Do readings of `word`'s characters, one after another, make exactly `spelled`?"""
+    ends = {0}
+    for char in word:
+        ends = {e + len(r) for e in ends for r in readings(char) if spelled.startswith(r, e)}
+        if not ends:
+            return False
+    return len(spelled) in ends
 
 
 def _unmatched_closers(line: str, skip: list[tuple[int, int]]) -> set[int]:

@@ -126,9 +126,10 @@ def _table(p: Paragraph, label: str | None) -> str:
 
 
 def _audit(doc: Document) -> str:
-    if not doc.edits:
+    edits = [e for e in doc.edits if e.kind not in stage_spec(e.stage).unaudited_kinds]
+    if not edits:
         return ""
-    counts = Counter(e.stage for e in doc.edits)
+    counts = Counter(e.stage for e in edits)
     summary = ", ".join(f"{stage}: {n}" for stage, n in sorted(counts.items()))
     lines = [
         "<details>",
@@ -137,11 +138,11 @@ def _audit(doc: Document) -> str:
     ]
     # Kinds a stage has by the hundred (pinyin readings) are counted; every other edit listed.
     counted = Counter(
-        (e.stage, e.kind) for e in doc.edits if e.kind in stage_spec(e.stage).counted_kinds
+        (e.stage, e.kind) for e in edits if e.kind in stage_spec(e.stage).counted_kinds
     )
     for (stage, kind), n in sorted(counted.items()):
         lines.append(f"- {stage}: {n} × {kind} removed")
-    for e in doc.edits:
+    for e in edits:
         if e.kind not in stage_spec(e.stage).counted_kinds:
             shown = e.text if len(e.text) <= 300 else e.text[:300] + "…"
             what = f" → {escape_inline(e.replacement)}" if e.replacement else ""
