@@ -64,9 +64,12 @@ class SpamThresholds:
     glue_density: Share = 0.4
     glue_min_han: Positive = 6
     # off-topic headlines: at most spam_line_max_chars / 2 long, ≥ off_topic_min_words content
-    # words and none found in an article of ≥ off_topic_min_article_han Han characters
+    # words, none of them found in an article of ≥ off_topic_min_article_han Han characters, and
+    # at most off_topic_max_shared of them when a longer word counts as found by one of its
+    # two-character parts (a real title says 室内设计 where its text says 设计)
     spam_line_max_chars: Positive = 120
     off_topic_min_words: Positive = 3
+    off_topic_max_shared: Share = 0.2
     off_topic_min_article_han: Positive = 120
     # `Title_keyword` suffixes: segments up to suffix_max_chars sharing ≤ suffix_max_shared
     suffix_max_chars: Positive = 40

@@ -99,6 +99,8 @@ def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]])
 # implied by the pattern it stands in for.
 _FOOTER_HINT = re.compile("返回搜狐|责任编辑|来源")
 # `}`, `);`, `]`, `*/`: a line of code with no word on it is still code, and code is content
+# `---|---|---`, `| :--- | ---: |`: the separator row of a Markdown table is part of the table
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?$")
 _CODE_PUNCTUATION = re.compile(r"[{}()\[\];]|^\s*(?:/\*|\*/|//|#|<!--|-->)")
 _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
@@ -112,7 +114,11 @@ def _line_changes(
     line = matched[a:b]
     if is_chrome_line(line):
         return [Change(a, b, "site chrome")]
-    if not any(c.isalnum() for c in line) and not _CODE_PUNCTUATION.search(line):
+    if (
+        not any(c.isalnum() for c in line)
+        and not _CODE_PUNCTUATION.search(line)
+        and not _TABLE_RULE.match(line)
+    ):
         return [Change(a, b, "decoration line")]  # ▼, ↓↓↓, ———: no words at all
     changes = []
     footer = _GLUED_FOOTERS.search(line) if footer_hint else None

@@ -106,6 +106,15 @@ def _jammer(min_scraps: int) -> re.Pattern:
     return re.compile(rf"(?<![A-Za-z0-9])(?:{_SCRAP}[ \t]+){{{more},}}{_SCRAP}(?![A-Za-z0-9])")
 
 
+def _is_lettered_list(noise: str) -> bool:
+    """`A: B: C: D:` (exam options, an outline): letters in alphabetical sequence are a list,
+    not noise."""
+    letters = [c for c in noise if c.isalpha()]
+    return len(letters) >= 3 and all(
+        ord(b) - ord(a) == 1 for a, b in zip(letters, letters[1:], strict=False)
+    )
+
+
 def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
     # Noise never spans a line (no newline in the pattern): whole text or line, same matches.
     changes = []
@@ -114,7 +123,12 @@ def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
         letters = sum(c.isalpha() for c in noise)
         brackets = sum(c in "()[]{}" for c in noise)
         punct = sum(c in ".,'/:;!?-" for c in noise)
-        if letters >= 3 and (brackets % 2 == 1 or punct >= 2) and any(c.isupper() for c in noise):
+        if (
+            letters >= 3
+            and (brackets % 2 == 1 or punct >= 2)
+            and any(c.isupper() for c in noise)
+            and not _is_lettered_list(noise)
+        ):
             changes.append(Change(m.start(), m.end(), "jammer noise"))
     return changes
 
@@ -360,22 +374,40 @@ class Article:
     segmenter: Segmenter
     min_han: int  # too little article below this to judge against
 
+    def mentions_part(self, word: str) -> bool:
+        """The word, or for a longer Han word one of its two-character parts (a real title
+        says 室内设计 where the text says 设计), occurs outside the judged line."""
+        if self.mentions(word):
+            return True
+        if len(word) >= 3 and han_count(word) == len(word):
+            return any(self.mentions(word[i : i + 2]) for i in range(len(word) - 1))
+        return False
+
     def mentions(self, word: str) -> bool:
+        """The word occurs outside the judged line."""
         i = self.matched.find(word)
         while i != -1 and self.skip[0] <= i < self.skip[1]:
             i = self.matched.find(word, self.skip[1])
         return i != -1
 
 
-def is_off_topic(line: str, article: Article, min_words: int, max_shared: float = 0.0) -> bool:
-    """True if at most `max_shared` of the line's content words occur elsewhere in the text."""
+def is_off_topic(
+    line: str,
+    article: Article,
+    min_words: int,
+    max_shared: float = 0.0,
+    max_part_shared: float = 1.0,
+) -> bool:
+    """True if at most `max_shared` of the line's content words occur elsewhere in the text,
+    and at most `max_part_shared` when a word's two-character parts count as the word."""
     if article.han - han_count(line) < article.min_han:
         return False
     words = set(content_words(line, article.segmenter))
     if len(words) < min_words:
         return False
-    shared = sum(1 for w in words if article.mentions(w))
-    return shared / len(words) <= max_shared
+    if sum(1 for w in words if article.mentions(w)) / len(words) > max_shared:
+        return False
+    return sum(1 for w in words if article.mentions_part(w)) / len(words) <= max_part_shared
 
 
 def _off_topic_changes(
@@ -404,7 +436,10 @@ def _off_topic_changes(
         )
         max_chars = limits.spam_line_max_chars
         if 0 < len(line) <= max_chars // 2 and is_off_topic(
-            line, article, limits.off_topic_min_words
+            line,
+            article,
+            limits.off_topic_min_words,
+            max_part_shared=limits.off_topic_max_shared,
         ):
             changes.append(Change(start, end, "off-topic headline"))
         elif i == nonblank[0] and len(line) <= max_chars:
