@@ -17,6 +17,7 @@ from pipeline.context import Context
 from pipeline.document import Document, Source
 from pipeline.prepare import clean_document, prepare
 from pipeline.registry import stages
+from pipeline.settings import Settings
 from pipeline.text import fold
 
 
@@ -39,7 +40,9 @@ def run(target_bytes: int = 5_000_000) -> list[dict]:
         seconds, doc = timed(lambda spec=spec, doc=doc: spec.run(doc, ctx))
         row(spec.name, seconds)
     seconds, _ = timed(lambda: clean_document(_document(text), ctx))
-    row("cleaning (all rounds)", seconds)
+    rules_only = Context(Settings(keep=("classifier",)))
+    rules_seconds, _ = timed(lambda: clean_document(_document(text), rules_only))
+    row("cleaning (all rounds)", seconds, ("rules only (no classifier)", rules_seconds))
     row(
         "matching form: numpy map",
         timed(lambda: fold(text))[0],

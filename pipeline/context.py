@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,18 @@ def read_word_file(path: str) -> WordFile:
         raise SettingsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+@lru_cache(maxsize=1)
+def packaged_data_digest() -> str:
+    """The packaged word lists, patterns and the line model: editing or retraining any of them
+    changes what the stages do, so it changes the fingerprint."""
+    digest = hashlib.sha256()
+    data = resources.files("pipeline.data")
+    for item in sorted(data.iterdir(), key=lambda p: p.name):
+        if item.name.endswith((".txt", ".json")):
+            digest.update(item.name.encode() + b"\0" + item.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -71,5 +85,5 @@ class Context:
         settings = self.settings.affecting("text", "layout")
         for key in FILE_LISTS:
             settings[key] = [f.sha256 for f in self.files.get(key, ())]
-        parts = [__version__, settings, translator]
+        parts = [__version__, packaged_data_digest(), settings, translator]
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]

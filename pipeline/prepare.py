@@ -27,7 +27,8 @@ NO_CHINESE_NOTE = "no Chinese text: written through without translation"
 
 
 def clean_document(doc: Document, ctx: Context) -> Document:
-    """The removal stages (minus those turned off with --keep), repeated until nothing changes.
+    """The removal stages (minus those turned off with --keep): the rule stages repeated until
+    nothing changes, then the stages that judge a page once (the classifier).
 
     One stage's cut can expose junk another stage recognises (a `?` left alone once an image
     name beside it is gone), so a second round makes cleaning idempotent: cleaning clean
@@ -37,9 +38,13 @@ def clean_document(doc: Document, ctx: Context) -> Document:
     for _ in range(MAX_CLEANING_ROUNDS):
         before = doc.edits
         for spec in cleaning:
-            doc = spec.run(doc, ctx)
+            if not spec.once:
+                doc = spec.run(doc, ctx)
         if doc.edits == before:
             break
+    for spec in cleaning:
+        if spec.once:
+            doc = spec.run(doc, ctx)
     return doc
 
 

@@ -28,6 +28,9 @@ class StageSpec:
     run: StageFunction
     order: int  # position in the pipeline (cleaning stages come before split)
     removes: bool  # marks spans of the original as removed; `--keep NAME` turns it off
+    # A removal stage that judges the page as a whole runs once, after the rule stages have
+    # reached their fixed point, instead of in every cleaning round.
+    once: bool
     # Edit kinds the Markdown audit counts instead of listing one by one (pinyin readings:
     # hundreds per page); every other removal of the stage is listed.
     counted_kinds: frozenset[str]
@@ -65,6 +68,7 @@ def stage(
     *,
     order: int,
     removes: bool = False,
+    once: bool = False,
     counted_kinds: tuple[str, ...] = (),
     unaudited_kinds: tuple[str, ...] = (),
 ) -> Callable[[StageFunction], StageFunction]:
@@ -80,6 +84,7 @@ def stage(
             func,
             order,
             removes,
+            once,
             frozenset(counted_kinds),
             frozenset(unaudited_kinds),
             summary,

@@ -26,8 +26,9 @@ def _choices(option: str) -> list[str]:
 
 def test_stages_run_in_registered_order():
     names = [s.name for s in stages()]
-    assert names == ["normalize", "pinyin", "spam", "boilerplate", "split", "convert", "words"]
-    assert cleaning_stages() == ("normalize", "pinyin", "spam", "boilerplate")
+    cleaning = ["normalize", "pinyin", "spam", "boilerplate", "classifier"]
+    assert names == [*cleaning, "split", "convert", "words"]
+    assert cleaning_stages() == tuple(cleaning)
 
 
 def test_schema_and_cli_choices_come_from_the_registry():
@@ -43,7 +44,7 @@ def test_a_new_stage_is_one_registration(tmp_path):
     """A stage registered with the decorator runs in order, can be kept with --keep, and its
     removals are audited — with no other file touched."""
 
-    @stage("shout", order=45, removes=True)
+    @stage("shout", order=44, removes=True)
     def shout(doc: Document, ctx) -> Document:
         """Lines written in capitals."""
         text = doc.view.text

@@ -65,16 +65,21 @@ def _annotation_changes(text: str) -> list[Change]:
             start = m.start(2)
             changes.append(Change(start, start + length, _reason(char), kind=READING))
     taken = {c.start for c in changes}
-    for m in _WORD_ANNOTATED.finditer(text):
-        if m.start(2) not in taken and (word := _annotated_word(m.group(1), m.group(3))):
-            changes.append(Change(m.start(2), m.end(2), f"reading of {word}", kind=READING))
+    # The bracket first (rare), then the characters before it: a pattern that led with the
+    # Han run would be tried at every character of the text.
+    for m in _WORD_READING.finditer(text):
+        if m.start() in taken or m.start() < 2:
+            continue
+        run = _HAN_RUN_BEFORE.search(text, max(0, m.start() - _MAX_WORD), m.start())
+        if run and (word := _annotated_word(run.group(), m.group(1))):
+            changes.append(Change(m.start(), m.end(), f"reading of {word}", kind=READING))
     return sorted(changes, key=lambda c: c.start)
 
 
 # A reading after a whole word: `发展(fāzhǎn)`, `发展（fā zhǎn）`, `银行(yín háng)`.
-_WORD_ANNOTATED = re.compile(
-    rf"([{HAN}]{{2,{8}}})([(（][^\S\n]?((?:{_READING}[^\S\n]?){{1,8}})[)）])"
-)
+_MAX_WORD = 8
+_WORD_READING = re.compile(rf"(?<=[{HAN}])[(（][^\S\n]?((?:{_READING}[^\S\n]?){{1,8}})[)）]")
+_HAN_RUN_BEFORE = re.compile(rf"[{HAN}]{{2,{_MAX_WORD}}}$")
 
 
 @lru_cache(maxsize=65536)

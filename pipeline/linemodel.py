@@ -1,0 +1,712 @@
+"""A learned junk-line classifier: site chrome and spam lines of one page, judged in context.
+
+Every line of a page gets one row of shallow features: its own (Han count, length, sentence
+punctuation, function-word density, separators, URLs, ASCII noise, code-likeness, today's chrome
+patterns and spam words, a seed chrome vocabulary and character bigram weights learned from
+labeled pages), its neighbours' (chrome vocabulary and prose of the previous and next non-blank
+line), and where it sits: position, the run of short lines around it, before or after the
+article body, whether it shares topic words with the body (menus and credits do not, headings
+do), how often it repeats in the page and in the run (CCNet). A logistic regression turns the
+row into a probability; the pipeline removes a line when it reaches THRESHOLD. Blank lines and
+visible code (code is content) always get 0.
+
+The weights, the learned vocabulary and the threshold live in `pipeline/data/line_model.json`,
+written by `tools/train_line_model.py` (docs/line-model.md). Only numpy and the standard
+library run here; `pipeline.text.fold` (character-level Simplified, lowercase) lets Traditional
+and Simplified pages share one vocabulary, so the input is the page before conversion.
+
+Public API:
+    line_features(lines, batch_counts=None, n_docs=1) -> np.ndarray   one row per line
+    junk_probabilities(lines, batch_counts=None, n_docs=1) -> list[float]
+    explain(lines, i, batch_counts=None, n_docs=1, k=3) -> list[str]   decisive features
+    junk_lines(lines, batch_counts=None, n_docs=1, k=3) -> [(i, prob, reasons)]  one pass
+    THRESHOLD                                                           remove when prob >= it
+    line_key(line), count_batch(texts)                                  repetition in a run
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from pipeline.text import fold
+
+MODEL_FILE = "line_model.json"
+
+# --- character classes, counted per line with one vectorised pass over the page --------------
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SENT_END = "。！？!?…；;"
+_CLAUSE = "，,、：:"
+# Chinese function words (single characters, Simplified), which prose has and menus lack.
+_FUNC = (
+    "的了是在和也就都而与对把被从向跟让给为以于及或但却并且所因如若则其之着过将会能可要这那有不没"
+    "很更最还又再已我你他她它们个些吗呢吧啊得地"
+)
+_SEPARATORS = "|｜>›»/／·•-_—–→"
+_ASCII_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+_CLOSERS = "”」』’\"')）】》 \t\u3000"
+
+# bit of each class in the per-code-point table
+_B_HAN, _B_DIGIT, _B_ASCII, _B_ALPHA, _B_SPACE = 1, 2, 4, 8, 16
+_B_SENT, _B_CLAUSE, _B_FUNC, _B_SEP, _B_APUNCT = 32, 64, 128, 256, 512
+_B_DOT, _B_AT = 1024, 2048
+_BITS = (_B_HAN, _B_DIGIT, _B_ASCII, _B_ALPHA, _B_SPACE, _B_SENT, _B_CLAUSE, _B_FUNC, _B_SEP,
+         _B_APUNCT, _B_DOT, _B_AT)  # fmt: skip
+_BIT_ARRAY = np.array(_BITS, dtype=np.uint16)
+
+
+@lru_cache(maxsize=1)
+def _class_table() -> np.ndarray:
+    table = np.zeros(0x110000, dtype=np.uint16)
+    for lo, hi in re.findall(r"(.)-(.)", _HAN):
+        table[ord(lo) : ord(hi) + 1] |= _B_HAN
+    table[ord("0") : ord("9") + 1] |= _B_DIGIT
+    table[ord("０") : ord("９") + 1] |= _B_DIGIT
+    table[ord("a") : ord("z") + 1] |= _B_ASCII
+    table[ord("A") : ord("Z") + 1] |= _B_ASCII
+    for c in range(0x80, 0x3000):  # other letters: Latin accents, Greek, Cyrillic, kana ranges
+        if chr(c).isalpha():
+            table[c] |= _B_ALPHA
+    for c in range(0x3001):
+        if chr(c).isspace() and c != 10:
+            table[c] |= _B_SPACE
+    for c in "\u200b\u202f\u205f\ufeff":
+        table[ord(c)] |= _B_SPACE
+    for chars, bit in ((_SENT_END, _B_SENT), (_CLAUSE, _B_CLAUSE), (_FUNC, _B_FUNC),
+                       (_SEPARATORS, _B_SEP), (_ASCII_PUNCT, _B_APUNCT), (".", _B_DOT),
+                       ("@", _B_AT)):  # fmt: skip
+        for c in chars:
+            table[ord(c)] |= bit
+    return table
+
+
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+# --- patterns --------------------------------------------------------------------------------
+
+_BULLETS = re.compile(
+    r"^[^\S\n]*(?:[-•·*►▶▪○●◆◇■□★☆→»›>]|\d{1,3}[.、)）]|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)",
+    re.M,
+)
+_URL = re.compile(
+    r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + _HAN + r"“”‘’]+"
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    re.I,
+)
+_DOMAIN = re.compile(
+    r"(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|cn|net|org|cc|tw|hk|me|io|info|top|xyz)\b",
+    re.I,
+)
+_DATE = re.compile(r"(?<!\d)\d{1,4}(?:[-/.年]\d{1,2}[-/.月]\d{1,2}|:\d{2})")
+_CODE_KEYWORDS = str.split(
+    "def return func function import package class public private static void int var let "
+    "const elif else while switch case break continue print printf println fmt include struct "
+    "interface try catch except null nil true false self this echo sudo select from where "
+    "string bool float async await err new"
+)
+_CODE_OPS = re.compile(
+    r"==|!=|:=|->|=>|&&|\|\||\+\+|\(\)|[A-Za-z0-9_]\(|\);|[A-Za-z0-9_]\.[A-Za-z_]\w*\(|</?[a-z]+>|"
+    r"^[^\S\n]*(?:#|//)[^\S\n]",
+    re.M,
+)
+_TAG = re.compile(r"</?[a-zA-Z][^<>\n]{0,200}>")
+_BRACKETS_ONLY = re.compile(r"[\s{}()\[\];,]+")
+_MENU_SPLIT = re.compile(r"\s*[•·|｜/／>›»_]\s*|\s{2,}")
+_KEY_DROP = re.compile(f"[^0-9a-z{_HAN}]+")
+_DIGITS = re.compile(r"\d+")
+_WS = re.compile(r"\s+")
+_ASCII_WORD = re.compile(r"[a-z][a-z0-9+#]{2,}")
+_ASCII_STOP = frozenset(
+    "the and for with from this that are was you your com www http https html".split()  # noqa: SIM905
+)
+
+# A seed vocabulary of site chrome (Simplified, lowercase), written from general knowledge of
+# Chinese web pages, not from the corpus: the learned bigram weights refine it.
+_SEED_WORDS = [
+    *"""
+登录 登陆 注册 找回密码 忘记密码 退出 首页 主页 返回顶部 返回首页 设为首页 加入收藏 收藏本站
+网站地图 导航 频道 栏目 搜索 会员 个人中心 用户中心 消息 通知 设置 帮助 客服 在线客服 意见反馈
+反馈 分享 转发 收藏 点赞 评论 举报 关注 扫码 扫一扫 二维码 微信 微博 公众号 客户端 下载app app
+手机版 订阅 打赏 责任编辑 原标题 阅读全文 展开全文 查看原文 原文链接 本文链接 阅读原文 点击查看
+浏览 阅读量 次阅读 相关阅读 相关文章 相关推荐 推荐阅读 热门 猜你喜欢 上一篇 下一篇 上一页 下一页
+更多 延伸阅读 排行 精选 专题 标签 关键词 关键字 版权 著作权 版权所有 copyright 转载 侵权 删除
+免责 声明 备案 icp 公网安备 许可证 违法和不良信息 举报电话 隐私 服务条款 用户协议 联系我们
+关于我们 广告服务 商务合作 招聘 投稿 网友 文档 下载 预览 页数 上传 积分 付费 免费下载 文库
+阅读模式 回复 楼主 沙发 板凳 发表于 帖子 主题 威望 金钱 贡献 签到 勋章 显示全部楼层 只看该作者
+倒序浏览 使用道具 复制链接 本帖最后由 discuz 广告 推广 赞助 热线 咨询 加盟 点击 立即 图片来源
+示意图 插入图片 图片描述 查看更多 加载更多 没有更多 打开 微信扫一扫
+""".split(),  # noqa: SIM905 - a word list reads better as text
+    "powered by",
+]
+
+
+def _trie_regex(words: Iterable[str]) -> re.Pattern:
+    """One regex for many literal words, prefixes merged (a trie): re tries one branch per
+    first character instead of every word at every position. Longest match first."""
+    trie: dict = {}
+    for w in set(words):
+        if w:
+            node = trie
+            for c in w:
+                node = node.setdefault(c, {})
+            node[""] = {}
+
+    def build(node: dict) -> str:
+        alts = [re.escape(c) + build(child) for c, child in sorted(node.items()) if c]
+        end = "" in node
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 and not end else "(?:" + "|".join(alts) + ")"
+        return body + "?" if end else body
+
+    return re.compile(build(trie) or "(?!)")
+
+
+@lru_cache(maxsize=1)
+def _code_words() -> re.Pattern:
+    return re.compile(r"\b" + _trie_regex(_CODE_KEYWORDS).pattern + r"\b")
+
+
+class _Words:
+    """Many literal words (two characters or more) found in a page: numpy finds the positions
+    whose bigram starts a word, Python checks only those (leftmost-longest, no overlaps)."""
+
+    def __init__(self, words: Iterable[str]):
+        by_first: dict[int, list[str]] = {}
+        for w in set(words):
+            if len(w) >= 2 and "\n" not in w:
+                by_first.setdefault(gram_id(w[:2]), []).append(w)
+        self.by_first = {k: sorted(v, key=len, reverse=True) for k, v in by_first.items()}
+        self.firsts = np.array(sorted(self.by_first), dtype=np.int64)
+        self.starts_word = np.zeros(0x110000, dtype=bool)  # first characters of the words
+        self.starts_word[[k >> 21 for k in self.by_first]] = True
+
+    def per_line(self, cp: np.ndarray, ftext: str, line_of: np.ndarray, m: int):
+        """(matches, characters covered) per line."""
+        count = np.zeros(m)
+        cover = np.zeros(m)
+        if len(cp) < 2 or not len(self.firsts):
+            return count, cover
+        head = cp[:-1]
+        pos = np.flatnonzero(self.starts_word[head])  # a word may start here
+        pairs_all = (head[pos].astype(np.int64) << _SHIFT) | cp[pos + 1]
+        at = np.minimum(np.searchsorted(self.firsts, pairs_all), len(self.firsts) - 1)
+        hit = self.firsts[at] == pairs_all
+        cand, pairs = pos[hit], pairs_all[hit]
+        free = 0
+        for at_, pair in zip(cand.tolist(), pairs.tolist(), strict=True):
+            if at_ < free:
+                continue
+            for w in self.by_first[pair]:
+                if ftext.startswith(w, at_):
+                    j = line_of[at_]
+                    count[j] += 1
+                    cover[j] += len(w)
+                    free = at_ + len(w)
+                    break
+        return count, cover
+
+
+@lru_cache(maxsize=1)
+def _seed_words() -> _Words:
+    return _Words(_SEED_WORDS)
+
+
+@lru_cache(maxsize=1)
+def _rule_pattern() -> re.Pattern:
+    """Today's chrome patterns (pipeline/data/boilerplate.txt) as one alternation."""
+    from pipeline.data import data_lines
+
+    return re.compile("|".join(f"(?:{p})" for p in data_lines("boilerplate.txt")), re.I)
+
+
+@lru_cache(maxsize=1)
+def _spam_words() -> _Words:
+    """The packaged spam vocabulary (pipeline/data/spam_words.txt)."""
+    from pipeline.data import data_lines
+
+    return _Words(fold(line.partition("\t")[0].strip()) for line in data_lines("spam_words.txt"))
+
+
+def _is_menu(folded: str) -> bool:
+    """Three or more short items between separators (or wide gaps), no sentence end."""
+    items = [i for i in _MENU_SPLIT.split(folded) if i]
+    return len(items) >= 3 and all(len(i) <= 8 for i in items)
+
+
+# --- feature layout -------------------------------------------------------------------------
+
+# (name, reason when the value is high, reason when it is low): the reason shown for a removal
+# is the one matching the side on which the line pushed the score towards junk.
+_FEATURES = [
+    # the line itself
+    ("han", "many Han characters", "few Han characters"),
+    ("chars", "long", "short"),
+    ("han_share", "mostly Chinese", "little Chinese"),
+    ("sent_end", "sentence ending", "no sentence ending"),
+    ("colon_end", "ends with a colon", "no colon ending"),
+    ("sent_punct", "sentence punctuation", "no sentence punctuation"),
+    ("clause_punct", "commas", "no commas"),
+    ("func", "function words", "no function words"),
+    ("digit_share", "digits", "few digits"),
+    ("ascii_share", "Latin letters", "few Latin letters"),
+    ("symbol_share", "symbols", "few symbols"),
+    ("separators", "separators", "no separators"),
+    ("bullet", "bullet", "no bullet"),
+    ("url", "URL or e-mail", "no URL"),
+    ("domain", "domain name", "no domain name"),
+    ("date", "date or time", "no date"),
+    ("ascii_noise", "ASCII noise", "no ASCII noise"),
+    ("short_tokens", "scattered short tokens", "no short tokens"),
+    ("code", "code-like", "not code"),
+    ("brackets_only", "only brackets", "not only brackets"),
+    ("markup", "HTML tags", "no HTML tags"),
+    ("lex_mean", "chrome words", "no chrome words"),
+    ("lex_max", "chrome words", "no chrome words"),
+    ("rule", "chrome pattern", "no chrome pattern"),
+    ("menu", "menu", "not a menu"),
+    ("spam_words", "spam words", "no spam words"),
+    ("seed", "chrome vocabulary", "no chrome vocabulary"),
+    ("seed_cover", "chrome vocabulary", "little chrome vocabulary"),
+    ("indent", "indented", "not indented"),
+    ("topic", "no topic words", "topic words"),
+    ("topic_n", "few topic words", "topic words"),
+    ("body", "prose", "not prose"),
+    # neighbours (previous and next non-blank line)
+    ("nb_lex", "chrome neighbours", "content neighbours"),
+    ("nb_body", "prose around", "no prose around"),
+    # the page
+    ("pos", "low in the page", "high in the page"),
+    ("index", "far from the top", "near the top"),
+    ("index_end", "far from the bottom", "near the bottom"),
+    ("before_body", "before the article", "not before the article"),
+    ("after_body", "after the article", "not after the article"),
+    ("run", "run of short lines", "no run of short lines"),
+    ("first_run", "top run", "not in the top run"),
+    ("last_run", "bottom run", "not in the bottom run"),
+    ("repeat_doc", "repeated in page", "unique in page"),
+    ("repeat_batch", "repeated across pages", "unique across pages"),
+    ("n_lines", "long page", "short page"),
+    ("near_code", "next to code", "not near code"),
+]
+FEATURE_NAMES: list[str] = [n for n, _, _ in _FEATURES]
+REASONS: dict[str, tuple[str, str]] = {n: (high, low) for n, high, low in _FEATURES}
+_I = {n: i for i, n in enumerate(FEATURE_NAMES)}
+_N_OWN = _I["body"] + 1
+
+# --- helpers shared with training ------------------------------------------------------------
+
+
+def line_key(line: str) -> str:
+    """A line normalized for repetition counts (CCNet): Simplified, lowercase, digits as 0,
+    nothing but letters, digits and Han characters."""
+    return _DIGITS.sub("0", _KEY_DROP.sub("", fold(line.strip())))
+
+
+def count_batch(texts: Iterable[str]) -> dict[str, int]:
+    """line_key -> number of the documents (texts) of a run that contain the line."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update({k for k in map(line_key, text.split("\n")) if k})
+    return dict(counts)
+
+
+_SHIFT = np.int64(21)  # a code point fits in 21 bits: a bigram is (first << 21) | second
+_LINE_SHIFT = np.int64(43)  # above every unit: bigrams < 2**42, Latin words in [2**42, 2**43)
+
+
+def gram_id(gram: str) -> int:
+    return (ord(gram[0]) << 21) | ord(gram[1])
+
+
+def gram_str(gid: int) -> str:
+    return chr(gid >> 21) + chr(gid & 0x1FFFFF)
+
+
+def lexicon_arrays(lexicon: dict[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The learned vocabulary (bigram -> weight) as sorted ids, weights (for searchsorted) and
+    a table of the characters that start a bigram of it."""
+    items = sorted((gram_id(g), w) for g, w in lexicon.items())
+    ids = np.array([i for i, _ in items], dtype=np.int64)
+    starts = np.zeros(0x110000, dtype=bool)
+    starts[ids >> 21] = True
+    return ids, np.array([w for _, w in items], dtype=np.float64), starts
+
+
+def _unique_pairs(line: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct (line, unit) pairs, sorted by line."""
+    if len(line) == 0:
+        return line.astype(np.int64), unit.astype(np.int64)
+    key = np.sort((line.astype(np.int64) << _LINE_SHIFT) | unit)
+    key = key[np.concatenate([[True], key[1:] != key[:-1]])]
+    return key >> _LINE_SHIFT, key & ((np.int64(1) << _LINE_SHIFT) - 1)
+
+
+def line_grams(
+    cp: np.ndarray, cls: np.ndarray, line_of: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct character bigrams of every line of a folded page, the units of the learned
+    chrome vocabulary: white space out, a run of digits as one 0. Returns (line, bigram id)."""
+    keep = ((cls & _B_SPACE) == 0) & (line_of >= 0)
+    seq = np.where((cls & _B_DIGIT) != 0, ord("0"), cp)[keep].astype(np.int64)
+    lid = line_of[keep]
+    dig = (cls[keep] & _B_DIGIT) != 0
+    if len(seq) > 1:
+        again = np.concatenate([[False], dig[1:] & dig[:-1] & (lid[1:] == lid[:-1])])
+        seq, lid = seq[~again], lid[~again]
+    same = lid[1:] == lid[:-1]
+    return _unique_pairs(lid[:-1][same], (seq[:-1][same] << _SHIFT) | seq[1:][same])
+
+
+def page_arrays(ftext: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points, class bits, line index; -1 on the newlines) of a folded page."""
+    cp = _code_points(ftext)
+    cls = _class_table()[cp]
+    nl = cp == 10
+    line_of = np.cumsum(nl)
+    line_of[nl] = -1
+    return cp, cls, line_of
+
+
+def _topic_pairs(cp, cls, line_of, ftext) -> tuple[np.ndarray, np.ndarray]:
+    """Topic units of every line: Han bigrams without function characters, and Latin words."""
+    content = ((cls & _B_HAN) != 0) & ((cls & _B_FUNC) == 0)
+    both = content[:-1] & content[1:]
+    pos = np.flatnonzero(both)
+    lines = line_of[pos]
+    units = (cp[pos].astype(np.int64) << _SHIFT) | cp[pos + 1]
+    words: dict[str, int] = {}
+    w_lines, w_units = [], []
+    base = 1 << 42  # above every bigram id
+    for m in _ASCII_WORD.finditer(ftext):
+        w = m.group()
+        if w not in _ASCII_STOP:
+            w_lines.append(line_of[m.start()])
+            w_units.append(base + words.setdefault(w, len(words)))
+    if w_lines:
+        lines = np.concatenate([lines, np.array(w_lines, dtype=np.int64)])
+        units = np.concatenate([units, np.array(w_units, dtype=np.int64)])
+    return _unique_pairs(lines, units)
+
+
+def _per_line(pattern: re.Pattern, text: str, starts: np.ndarray, n: int, size: bool = False):
+    """Matches of `pattern` in the whole page counted per line (and, with `size`, the
+    characters they cover); a match counts on the line it starts on (no pattern spans lines)."""
+    spans = [(m.start(), m.end()) for m in pattern.finditer(text)]
+    line = np.searchsorted(starts, [a for a, _ in spans], side="right") - 1
+    count = np.bincount(line, minlength=n).astype(float) if spans else np.zeros(n)
+    if not size:
+        return count
+    cover = (
+        np.bincount(line, weights=[b - a for a, b in spans], minlength=n) if spans else np.zeros(n)
+    )
+    return count, cover
+
+
+def _features(
+    lines: list[str],
+    lexicon: tuple[np.ndarray, np.ndarray, np.ndarray],
+    batch_counts: dict[str, int] | None = None,
+    n_docs: int = 1,
+) -> np.ndarray:
+    """The feature rows of one document; blank lines get a row of zeros. `lexicon` as from
+    lexicon_arrays."""
+    n = len(lines)
+    X = np.zeros((n, len(FEATURE_NAMES)))
+    idx = [i for i, line in enumerate(lines) if line and not line.isspace()]
+    if not idx:
+        return X
+    raw = [lines[i] for i in idx]
+    text = "\n".join(raw)
+    ftext = fold(text)
+    folded = ftext.split("\n")
+    m = len(raw)
+    lens = np.array([len(x) for x in raw])
+    start_arr = np.concatenate([[0], np.cumsum(lens + 1)[:-1]])
+    cp, cls, line_of = page_arrays(ftext)
+
+    # character classes: one table lookup per character, summed per line
+    flags = ((cls[:, None] & _BIT_ARRAY) != 0).view(np.uint8)
+    per = np.add.reduceat(flags, start_arr, axis=0, dtype=np.int32)  # a line runs to the next
+    cnt = {bit: per[:, k] for k, bit in enumerate(_BITS)}
+    chars = lens - cnt[_B_SPACE]
+    han = cnt[_B_HAN]
+    digits = cnt[_B_DIGIT]
+    letters = cnt[_B_ASCII]
+    symbols = np.maximum(0, chars - han - digits - letters - cnt[_B_ALPHA])
+    inv = 1.0 / np.maximum(chars, 1)
+    sent = cnt[_B_SENT]
+
+    F = np.zeros((m, _N_OWN))
+    F[:, _I["han"]] = np.log1p(han)
+    F[:, _I["chars"]] = np.log1p(chars)
+    F[:, _I["han_share"]] = han * inv
+    F[:, _I["sent_punct"]] = sent / (han + 1)
+    F[:, _I["clause_punct"]] = cnt[_B_CLAUSE] / (han + 1)
+    F[:, _I["func"]] = cnt[_B_FUNC] / (han + 1)
+    F[:, _I["digit_share"]] = digits * inv
+    F[:, _I["ascii_share"]] = letters * inv
+    F[:, _I["symbol_share"]] = symbols * inv
+    F[:, _I["separators"]] = np.log1p(cnt[_B_SEP])
+    F[:, _I["ascii_noise"]] = cnt[_B_APUNCT] * inv
+
+    # patterns run only on the lines that can match them (re costs per character scanned)
+    def per_line(pattern: re.Pattern, rows: np.ndarray, size: bool = False) -> np.ndarray:
+        out = np.zeros((2, m))
+        if len(rows):
+            sub = "\n".join([raw[j] for j in rows])
+            sub_starts = np.concatenate([[0], np.cumsum(lens[rows] + 1)[:-1]])
+            out[:, rows] = _per_line(pattern, sub, sub_starts, len(rows), True)
+        return out[1] if size else out[0]
+
+    dots = cnt[_B_DOT] > 0
+    F[:, _I["domain"]] = per_line(_DOMAIN, np.flatnonzero(dots & (letters > 1))) > 0
+    F[:, _I["date"]] = per_line(_DATE, np.flatnonzero(digits > 0)) > 0
+    F[:, _I["bullet"]] = _per_line(_BULLETS, text, start_arr, m) > 0
+    seeds, seed_chars = _seed_words().per_line(cp, ftext, line_of, m)
+    F[:, _I["seed"]] = np.log1p(seeds)
+    F[:, _I["seed_cover"]] = seed_chars * inv
+    F[:, _I["spam_words"]] = np.minimum(1.0, _spam_words().per_line(cp, ftext, line_of, m)[1] * inv)
+    linky = np.flatnonzero((cnt[_B_AT] > 0) | (dots & (letters > 2)))
+    F[:, _I["url"]] = np.minimum(1.0, per_line(_URL, linky, size=True) * inv * 2)
+    code = per_line(_code_words(), np.flatnonzero((letters > 1) & (letters >= han)))
+    code += per_line(_CODE_OPS, np.flatnonzero(cnt[_B_APUNCT] > 0))
+    tagged = np.array([j for j in range(m) if "<" in raw[j]], dtype=int)
+    F[:, _I["markup"]] = np.minimum(1.0, per_line(_TAG, tagged, size=True) * inv)
+    code_only = han == 0
+
+    # the learned vocabulary: mean and max weight of a line's distinct bigrams
+    g_line, g_id = line_grams(cp, cls, line_of)
+    ids, weights, starts_gram = lexicon
+    if len(g_id) and len(ids):
+        w = np.zeros(len(g_id))
+        maybe = np.flatnonzero(starts_gram[g_id >> _SHIFT])  # first character in the vocabulary
+        at = np.minimum(np.searchsorted(ids, g_id[maybe]), len(ids) - 1)
+        w[maybe] = np.where(ids[at] == g_id[maybe], weights[at], 0.0)
+        n_grams = np.bincount(g_line, minlength=m)
+        F[:, _I["lex_mean"]] = np.bincount(g_line, weights=w, minlength=m) / np.maximum(n_grams, 1)
+        firsts = np.flatnonzero(np.concatenate([[True], g_line[1:] != g_line[:-1]]))
+        F[g_line[firsts], _I["lex_max"]] = np.maximum.reduceat(w, firsts)
+
+    # what needs the line as a string (Python lists: numpy scalars are slow one by one)
+    rule = _rule_pattern()
+    sent_end, colon_end, short_tokens, brackets, rule_hit, menu, indent, code_end = (
+        [0] * m for _ in range(8)
+    )
+    seps = cnt[_B_SEP].tolist()
+    spaces = cnt[_B_SPACE].tolist()
+    code_only_l = code_only.tolist()
+    sent_l = sent.tolist()
+    lens_l = lens.tolist()
+    for j, r in enumerate(raw):
+        s = r.strip()
+        last = s.rstrip(_CLOSERS)[-1:]
+        if last:
+            sent_end[j] = last in _SENT_END
+            colon_end[j] = last in "：:"
+        if spaces[j]:
+            tokens = s.split()
+            short_tokens[j] = sum(len(t) <= 2 and t.isascii() for t in tokens) / len(tokens)
+        else:
+            short_tokens[j] = len(s) <= 2 and s.isascii()
+        if code_only_l[j]:
+            code_end[j] = (
+                s.endswith((";", "{", "}", ",", "(", ")")) + r.startswith(("  ", "\t")) + ("=" in s)
+            )
+            brackets[j] = _BRACKETS_ONLY.fullmatch(s) is not None
+        if lens_l[j] <= 200:
+            f = folded[j].strip()
+            rule_hit[j] = rule.fullmatch(f) is not None
+            if sent_l[j] == 0 and (seps[j] >= 2 or spaces[j] >= 2):
+                menu[j] = _is_menu(f)
+        if spaces[j]:
+            indent[j] = len(r) - len(r.lstrip())
+    F[:, _I["sent_end"]] = sent_end
+    F[:, _I["colon_end"]] = colon_end
+    F[:, _I["short_tokens"]] = short_tokens
+    F[:, _I["code"]] = np.log1p(code + np.array(code_end))
+    F[:, _I["brackets_only"]] = brackets
+    F[:, _I["rule"]] = rule_hit
+    F[:, _I["menu"]] = menu
+    F[:, _I["indent"]] = np.log1p(indent)
+    sent_end = F[:, _I["sent_end"]]
+    body = (han >= 20) & (sent > 0)
+    F[:, _I["body"]] = body
+
+    # topic words: units shared with the article body (long prose lines) elsewhere in the page
+    t_line, t_unit = _topic_pairs(cp, cls, line_of, ftext)
+    if len(t_unit):
+        in_body = body[t_line]
+        b_units, b_counts = np.unique(t_unit[in_body], return_counts=True)
+        if len(b_units):
+            at = np.minimum(np.searchsorted(b_units, t_unit), len(b_units) - 1)
+            bc = np.where(b_units[at] == t_unit, b_counts[at], 0)
+        else:
+            bc = np.zeros(len(t_unit), dtype=np.int64)
+        shared = np.bincount(t_line, weights=(bc - in_body) > 0, minlength=m)
+        total = np.bincount(t_line, minlength=m)
+        has = total > 0
+        F[has, _I["topic"]] = 1.0 - shared[has] / total[has]  # 1 = shares nothing
+        F[:, _I["topic_n"]] = -np.log1p(shared)
+
+    # neighbours: the previous and next non-blank line
+    C = np.zeros((m, len(FEATURE_NAMES) - _N_OWN))
+    c0 = _N_OWN
+    for name, col in (("nb_lex", "lex_mean"), ("nb_body", "body")):
+        pad = np.concatenate([[0.0], F[:, _I[col]], [0.0]])
+        C[:, _I[name] - c0] = (pad[:-2] + pad[2:]) / 2
+
+    # the page
+    ar = np.arange(m)
+    short = (han < 15) & (sent_end == 0)
+    # runs of short lines: their length, and whether a run opens or closes the page
+    edge = np.diff(np.concatenate([[0], short.astype(np.int8), [0]]))
+    begin, end = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+    run_id = np.cumsum(edge[:-1] == 1) - 1  # the run each short line is in
+    run = np.where(short, np.log1p((end - begin)[run_id]), 0.0) if len(begin) else np.zeros(m)
+    first_run = short & (begin[0] == 0 if len(begin) else False) & (run_id == 0)
+    last_run = short & (end[-1] == m if len(end) else False) & (run_id == len(begin) - 1)
+    body_idx = np.flatnonzero(body)
+    if len(body_idx):
+        C[:, _I["before_body"] - c0] = ar < body_idx[0]
+        C[:, _I["after_body"] - c0] = ar > body_idx[-1]
+    keys = [_KEY_DROP.sub("", f) for f in folded]
+    for j in np.flatnonzero(digits):
+        keys[j] = _DIGITS.sub("0", keys[j])
+    key_count = Counter(keys)
+    C[:, _I["pos"] - c0] = ar / max(1, m - 1)
+    C[:, _I["index"] - c0] = np.log1p(ar)
+    C[:, _I["index_end"] - c0] = np.log1p(m - 1 - ar)
+    C[:, _I["run"] - c0] = run
+    C[:, _I["first_run"] - c0] = first_run
+    C[:, _I["last_run"] - c0] = last_run
+    C[:, _I["repeat_doc"] - c0] = np.log1p([key_count[k] - 1 if k else 0 for k in keys])
+    if batch_counts and n_docs > 1:
+        C[:, _I["repeat_batch"] - c0] = [
+            min(3, batch_counts.get(k, 1) - 1) / 3 if k else 0.0 for k in keys
+        ]
+    C[:, _I["n_lines"] - c0] = math.log1p(m)
+    cpad = np.concatenate([[0.0, 0.0], F[:, _I["code"]], [0.0, 0.0]])
+    C[:, _I["near_code"] - c0] = np.max(
+        np.stack([cpad[0:m], cpad[1 : m + 1], cpad[3 : m + 3], cpad[4 : m + 4]]), axis=0
+    )
+    X[idx] = np.hstack([F, C])
+    return X
+
+
+# --- the model ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _model() -> dict:
+    text = resources.files("pipeline.data").joinpath(MODEL_FILE).read_text(encoding="utf-8")
+    data = json.loads(text)
+    if data.get("feature_names") != FEATURE_NAMES:
+        raise ValueError(f"pipeline/data/{MODEL_FILE} was trained on other features: retrain it")
+    return prepare(data)
+
+
+def prepare(data: dict) -> dict:
+    """The model's arrays as numpy (json holds lists)."""
+    for key in ("mean", "scale", "coef"):
+        data[key] = np.asarray(data[key], dtype=np.float64)
+    data["lexicon_arrays"] = lexicon_arrays(data["lexicon"])
+    return data
+
+
+def __getattr__(name: str):  # THRESHOLD is read from the model file on first use
+    if name == "THRESHOLD":
+        return float(_model()["threshold"])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_CODE2 = math.log1p(2)
+_CHARS12 = math.log1p(12)
+
+
+def code_guard(X: np.ndarray) -> np.ndarray:
+    """Rows that are visibly code (code is content, never decoration): no Han character, not
+    markup, and two code signals (keywords, operators, `;`/brace ends, indentation), or a short
+    line (`}`, `)`, a listing's bare line number) next to such code."""
+    return (
+        (X[:, _I["han"]] == 0)
+        & (X[:, _I["markup"]] < 0.5)
+        & (
+            (X[:, _I["code"]] >= _CODE2)
+            | ((X[:, _I["near_code"]] >= _CODE2) & (X[:, _I["chars"]] <= _CHARS12))
+        )
+    )
+
+
+def predict(model: dict, X: np.ndarray) -> np.ndarray:
+    """Junk probability per row; 0 for blank lines (all-zero rows) and for code."""
+    z = ((X - model["mean"]) / model["scale"]) @ model["coef"] + model["intercept"]
+    p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+    p[~X.any(axis=1) | code_guard(X)] = 0.0
+    return p
+
+
+def line_features(
+    lines: list[str], batch_counts: dict[str, int] | None = None, n_docs: int = 1
+) -> np.ndarray:
+    """One row per line of ONE document (`text.split("\\n")`); blank lines get a zero row.
+    `batch_counts`: line_key -> number of documents of the current run containing it (see
+    count_batch), `n_docs` the number of documents of the run; None for a single document."""
+    return _features(lines, _model()["lexicon_arrays"], batch_counts, n_docs)
+
+
+def junk_probabilities(
+    lines: list[str], batch_counts: dict[str, int] | None = None, n_docs: int = 1
+) -> list[float]:
+    """The probability that each line is junk (chrome or spam); 0.0 for blank lines."""
+    return predict(_model(), line_features(lines, batch_counts, n_docs)).tolist()
+
+
+def reasons(model: dict, x: np.ndarray, k: int = 3) -> list[str]:
+    """Names of the (up to) k features that pushed row x most towards junk."""
+    dev = (x - model["mean"]) / model["scale"]
+    contrib = dev * model["coef"]
+    out: list[str] = []
+    for j in np.argsort(-contrib, kind="stable"):
+        if contrib[j] <= 0 or len(out) == k:
+            break
+        reason = REASONS[FEATURE_NAMES[j]][0 if dev[j] > 0 else 1]
+        if reason not in out:
+            out.append(reason)
+    return out
+
+
+def explain(
+    lines: list[str],
+    i: int,
+    batch_counts: dict[str, int] | None = None,
+    n_docs: int = 1,
+    k: int = 3,
+) -> list[str]:
+    """The (up to) k features that pushed line i most towards junk, as short names
+    ("chrome words", "short", "top run")."""
+    return reasons(_model(), line_features(lines, batch_counts, n_docs)[i], k)
+
+
+def junk_lines(
+    lines: list[str], batch_counts: dict[str, int] | None = None, n_docs: int = 1, k: int = 3
+) -> list[tuple[int, float, list[str]]]:
+    """(index, probability, reasons) of every line at or above THRESHOLD, from one feature
+    pass: what a stage needs."""
+    model = _model()
+    X = line_features(lines, batch_counts, n_docs)
+    p = predict(model, X)
+    return [
+        (int(i), float(p[i]), reasons(model, X[i], k))
+        for i in np.flatnonzero(p >= model["threshold"])
+    ]

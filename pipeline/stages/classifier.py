@@ -1,0 +1,57 @@
+"""classifier: junk lines judged in context by a small learned model (pipeline/linemodel.py).
+
+The rules of the spam and boilerplate stages catch the patterns they were written for; real pages
+vary beyond them. This stage scores every remaining line with features of the line, its
+neighbours and its place in the page (learned from labeled real pages, see docs/line-model.md)
+and removes the lines the model is confident about. Each removal names the features that
+decided it, e.g. `junk line (0.93): chrome words, short, top run`.
+
+It judges a page once, after the rule stages have done what they can: re-judging a page whose
+chrome is gone would judge a different context.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.context import Context
+from pipeline.document import Change, Document
+from pipeline.linemodel import junk_lines
+from pipeline.registry import stage
+from pipeline.text import lines, strip_span
+
+STAGE = "classifier"
+_TABLE_ROW = re.compile(r"\S.*\|.*\S|^\s*\|")  # GFM: outer pipes optional
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
+
+
+def table_lines(rows: list[str]) -> set[int]:
+    """Lines of Markdown tables (a run of rows with `|` between cells, outer pipes optional as
+    in GitHub's tables, including a `---|---` rule): content, whatever their separators look
+    like to the model."""
+    protected: set[int] = set()
+    i = 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and (_TABLE_ROW.match(rows[j]) or _TABLE_RULE.match(rows[j])):
+            j += 1
+        if j - i >= 2 and any(_TABLE_RULE.match(rows[k]) for k in range(i, j)):
+            protected.update(range(i, j))
+        i = max(j, i + 1)
+    return protected
+
+
+@stage(STAGE, order=45, removes=True, once=True)
+def classifier(doc: Document, ctx: Context) -> Document:
+    """Junk lines (menus, credits, related lists, notices, ads) judged in context by a model."""
+    text = doc.view.text
+    spans = list(lines(text))
+    rows = [text[a:b] for a, b in spans]
+    tables = table_lines(rows)
+    changes = []
+    for i, probability, reasons in junk_lines(rows):
+        a, b = strip_span(text, *spans[i])
+        if a < b and i not in tables:
+            why = ", ".join(reasons) or "context"
+            changes.append(Change(a, b, f"junk line ({probability:.2f}): {why}"))
+    return doc.apply(STAGE, changes)

@@ -1,0 +1,62 @@
+"""The classifier stage: junk lines judged in context by the learned model; content, code and
+tables stay. The page here is written for the test (no text from the labeled real pages)."""
+
+from __future__ import annotations
+
+from pipeline.settings import Settings
+from pipeline.stages.classifier import table_lines
+from tests.conftest import clean
+
+JUNK = [
+    "首页 | 新闻 | 科技 | 汽车 | 登录 | 注册",
+    "当前位置：首页 > 科技 > 人工智能",
+    "责任编辑：王小明 审核：李华",
+    "相关阅读",
+    "• 芯片出口新规发布",
+    "• 国产大模型排行榜出炉",
+    "分享到：微信 微博 QQ空间",
+    "扫一扫关注我们",
+]
+CONTENT = [
+    "大模型训练成本下降的三个原因",
+    "2024-05-12 10:30 来源：科技日报",
+    "过去一年，训练一个千亿参数的大模型所需的算力成本下降了将近一半。研究人员认为，这主要得益于"
+    "硬件效率的提升、训练算法的改进以及数据处理流程的优化。",
+    "首先是硬件。新一代加速卡在同样功耗下能提供更高的吞吐量，集群之间的互联带宽也大幅提高。",
+    "其次是算法。混合精度训练和更好的并行策略减少了浪费，使得同样的预算可以训练更大的模型。",
+    "func main() {",
+    '    fmt.Println("hello")',
+    "}",
+    "| 年份 | 成本 |",
+    "|---|---|",
+    "| 2023 | 100 |",
+]
+PAGE = "\n".join(JUNK[:2] + CONTENT + JUNK[2:]) + "\n"
+
+
+def kept_lines(settings: Settings | None = None) -> set[str]:
+    return {line.strip() for line in clean(PAGE, settings).view.text.split("\n") if line.strip()}
+
+
+def test_chrome_goes_and_content_code_and_tables_stay():
+    kept = kept_lines()
+    assert {line.strip() for line in CONTENT} <= kept
+    assert not kept & set(JUNK)
+
+
+def test_the_breadcrumb_is_the_classifiers_and_says_why():
+    doc = clean(PAGE)
+    (edit,) = [e for e in doc.edits if e.text.startswith("当前位置")]
+    assert edit.stage == "classifier"
+    assert edit.reason.startswith("junk line (") and "):" in edit.reason
+
+
+def test_keep_classifier_turns_it_off():
+    assert "当前位置：首页 > 科技 > 人工智能" in kept_lines(Settings(keep=("classifier",)))
+
+
+def test_markdown_tables_are_protected():
+    rows = ["文字", "| a | b |", "|---|---|", "| 1 | 2 |", "", "| 不是 | 表格 |"]
+    assert table_lines(rows) == {1, 2, 3}
+    bare = ["名称 | 说明", "---|---", "a | b", "正文。"]  # GitHub tables need no outer pipes
+    assert table_lines(bare) == {0, 1, 2}
