@@ -254,7 +254,9 @@ def merge_edits(
     stage merge into one.
     """
     # Longest first among changes that start together: a group takes its first change's reason.
-    groups = _group_overlapping(view, sorted(changes, key=_start_longest))
+    # (Two sorts with C keys: a stage can hand back a hundred thousand changes.)
+    by_end = sorted(changes, key=_end, reverse=True)
+    groups = _group_overlapping(view, sorted(by_end, key=_start))
     edit_starts = [e.start for e in edits]
     edit_ends = [e.end for e in edits]
     n = len(edits)
@@ -285,10 +287,7 @@ def merge_edits(
 
 
 _start = attrgetter("start")
-
-
-def _start_longest(c: Change) -> tuple[int, int]:
-    return c.start, -c.end
+_end = attrgetter("end")
 
 
 def _group_overlapping(

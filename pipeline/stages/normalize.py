@@ -25,8 +25,9 @@ STAGE = "normalize"
 # Invisible or control characters. C1 controls (\x80-\x9f) are handled after mojibake repair.
 _INVISIBLE = re.compile(
     "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180e"
-    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+|\r(?!\n)"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+"
 )
+_LONE_CR = re.compile("\r(?!\n)")  # apart: an alternation would slow the character class
 # A Windows line ending: removed so that every stage sees one kind of line end, recorded in the
 # JSON like any edit, but not listed in the Markdown audit (it is not junk).
 _CRLF = re.compile("\r(?=\n)")
@@ -236,7 +237,7 @@ def normalize(doc: Document, ctx: Context) -> Document:
     # Invisible characters first, so they cannot split a mojibake run; C1 controls wait until
     # after the repair, because inside mojibake they are bytes of a character.
     text = doc.view.text
-    changes = _pattern_changes(text, _INVISIBLE)
+    changes = _pattern_changes(text, _INVISIBLE) + _pattern_changes(text, _LONE_CR)
     changes += _pattern_changes(text, _UNDECODABLE, "undecodable bytes")
     changes += [
         Change(m.start(), m.end(), "CR of a CRLF line ending", kind=LINE_ENDING)

@@ -68,7 +68,7 @@ def _annotation_changes(text: str) -> list[Change]:
     # The bracket first (rare), then the characters before it: a pattern that led with the
     # Han run would be tried at every character of the text.
     for m in _WORD_READING.finditer(text):
-        if m.start() in taken or m.start() < 2:
+        if m.start() in taken or m.start() < 2 or not HAN_RE.match(text, m.start() - 1):
             continue
         run = _HAN_RUN_BEFORE.search(text, max(0, m.start() - _MAX_WORD), m.start())
         if run and (word := _annotated_word(run.group(), m.group(1))):
@@ -78,7 +78,9 @@ def _annotation_changes(text: str) -> list[Change]:
 
 # A reading after a whole word: `发展(fāzhǎn)`, `发展（fā zhǎn）`, `银行(yín háng)`.
 _MAX_WORD = 8
-_WORD_READING = re.compile(rf"(?<=[{HAN}])[(（][^\S\n]?((?:{_READING}[^\S\n]?){{1,8}})[)）]")
+_LETTERS = r"[A-Za-z\u00c0-\u024f\u0300-\u036f1-5]+"
+# letters, then words of letters after single spaces: one way to match, no backtracking
+_WORD_READING = re.compile(rf"[(（][^\S\n]?({_LETTERS}(?:[^\S\n]{_LETTERS}){{0,7}})[^\S\n]?[)）]")
 _HAN_RUN_BEFORE = re.compile(rf"[{HAN}]{{2,{_MAX_WORD}}}$")
 
 
