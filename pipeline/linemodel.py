@@ -36,13 +36,14 @@ from importlib import resources
 
 import numpy as np
 
+from pipeline.text import HAN as _HAN
+from pipeline.text import URL_RE as _URL
 from pipeline.text import fold
 
 MODEL_FILE = "line_model.json"
 
 # --- character classes, counted per line with one vectorised pass over the page --------------
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _SENT_END = "。！？!?…；;"
 _CLAUSE = "，,、：:"
 # Chinese function words (single characters, Simplified), which prose has and menus lack.
@@ -97,11 +98,6 @@ def _code_points(text: str) -> np.ndarray:
 _BULLETS = re.compile(
     r"^[^\S\n]*(?:[-•·*►▶▪○●◆◇■□★☆→»›>]|\d{1,3}[.、)）]|[(（]\d{1,2}[)）]|[一二三四五六七八九十]+、)",
     re.M,
-)
-_URL = re.compile(
-    r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + _HAN + r"“”‘’]+"
-    r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
-    re.I,
 )
 _DOMAIN = re.compile(
     r"(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|cn|net|org|cc|tw|hk|me|io|info|top|xyz)\b",
