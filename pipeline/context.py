@@ -79,7 +79,8 @@ class Context:
 
     def fingerprint(self, translator: dict[str, Any]) -> str:
         """What, besides the input bytes, decides a document's output: the pipeline version,
-        the settings tagged text or layout, the content of every word list, and the
+        the packaged data (word lists, patterns, the line model), the settings tagged text or
+        layout, the content of every user word list and dictionary, and the
         translator's description (model, revision, engine, decoding) — never thread counts or
         cache paths."""
         settings = self.settings.affecting("text", "layout")
