@@ -14,14 +14,16 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 Share = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
-LAYOUTS = ("paragraph", "sentence", "table")
-ENGINES = ("auto", "ctranslate2", "transformers")
+Layout = Literal["paragraph", "sentence", "table"]
+Engine = Literal["auto", "ctranslate2", "transformers"]
+LAYOUTS: tuple[str, ...] = get_args(Layout)
+ENGINES: tuple[str, ...] = get_args(Engine)
 
 
 class SettingsError(ValueError):
@@ -80,10 +82,10 @@ class SpamThresholds:
 class Settings:
     translator: str = _affects("translation", "auto")  # a registered translator, or auto
     model: str = _affects("translation", "Helsinki-NLP/opus-mt-zh-en")
-    engine: Literal["auto", "ctranslate2", "transformers"] = _affects("translation", "auto")
+    engine: Engine = _affects("translation", "auto")
     beams: Positive | None = _affects("translation", None)
     max_new_tokens: Positive | None = _affects("translation", None)
-    layout: Literal["paragraph", "sentence", "table"] = _affects("layout", "paragraph")
+    layout: Layout = _affects("layout", "paragraph")
     user_dicts: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
     spam_words: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
     keep: tuple[str, ...] = _affects("text", ())  # removal stages turned off

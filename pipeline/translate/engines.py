@@ -24,8 +24,6 @@ from pipeline.translate.base import TranslatorUnavailable
 
 log = logging.getLogger(__name__)
 
-ENGINES = ("auto", "ctranslate2", "transformers")
-
 
 def available_cores() -> int:
     try:
