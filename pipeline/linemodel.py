@@ -221,9 +221,9 @@ def _seed_words() -> _Words:
 @lru_cache(maxsize=1)
 def _rule_pattern() -> re.Pattern:
     """Today's chrome patterns (pipeline/data/boilerplate.txt) as one alternation."""
-    from pipeline.data import data_lines
+    from pipeline.data import data_pattern
 
-    return re.compile("|".join(f"(?:{p})" for p in data_lines("boilerplate.txt")), re.I)
+    return data_pattern("boilerplate.txt")
 
 
 @lru_cache(maxsize=1)

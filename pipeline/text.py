@@ -13,6 +13,8 @@ import numpy as np
 
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RE = re.compile(f"[{HAN}]")
+# `---|---|---`, `| :--- | ---: |`: the separator row of a Markdown table (outer pipes optional)
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 URL_RE = re.compile(
     r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + HAN + r"“”‘’]+"
     # An address starts where a run of address characters starts: without the look-behind

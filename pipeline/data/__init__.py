@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from importlib import resources
 
 
@@ -16,3 +18,10 @@ def data_lines(name: str, extra_texts: tuple[str, ...] = ()) -> list[str]:
         for line in text.splitlines()
         if line.strip() and not line.lstrip().startswith("#")
     ]
+
+
+@lru_cache(maxsize=4)
+def data_pattern(name: str) -> re.Pattern:
+    """The regular expressions of a packaged data file (one per line) as one case-insensitive
+    alternation: one regex call per line of text."""
+    return re.compile("|".join(f"(?:{p})" for p in data_lines(name)), re.I)

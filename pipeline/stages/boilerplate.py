@@ -14,13 +14,20 @@ Titles, bylines, dates and source lines are content and stay.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from pipeline.context import Context
-from pipeline.data import data_lines
+from pipeline.data import data_pattern
 from pipeline.document import Change, Document
 from pipeline.registry import stage
-from pipeline.text import HAN, fold, lines, lines_matching, strip_span, url_spans
+from pipeline.text import (
+    HAN,
+    TABLE_RULE,
+    fold,
+    lines,
+    lines_matching,
+    strip_span,
+    url_spans,
+)
 
 STAGE = "boilerplate"
 
@@ -48,15 +55,9 @@ _RELATED_ITEM_MAX = 40
 _RELATED_MAX_ITEMS = 15
 
 
-@lru_cache(maxsize=1)
-def _line_pattern() -> re.Pattern:
-    """All chrome patterns as one alternation: one regex call per line."""
-    return re.compile("|".join(f"(?:{p})" for p in data_lines("boilerplate.txt")), re.I)
-
-
 def is_chrome_line(line: str) -> bool:
     """Does a stripped, character-Simplified line match a chrome pattern or look like a menu?"""
-    return _line_pattern().fullmatch(line) is not None or _is_menu(line)
+    return data_pattern("boilerplate.txt").fullmatch(line) is not None or _is_menu(line)
 
 
 def _is_menu(line: str) -> bool:
@@ -99,8 +100,6 @@ def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]])
 # implied by the pattern it stands in for.
 _FOOTER_HINT = re.compile("返回搜狐|责任编辑|来源")
 # `}`, `);`, `]`, `*/`: a line of code with no word on it is still code, and code is content
-# `---|---|---`, `| :--- | ---: |`: the separator row of a Markdown table is part of the table
-_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?$")
 _CODE_PUNCTUATION = re.compile(r"[{}()\[\];]|^\s*(?:/\*|\*/|//|#|<!--|-->)")
 _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
@@ -117,7 +116,7 @@ def _line_changes(
     if (
         not any(c.isalnum() for c in line)
         and not _CODE_PUNCTUATION.search(line)
-        and not _TABLE_RULE.match(line)
+        and not TABLE_RULE.match(line)
     ):
         return [Change(a, b, "decoration line")]  # ▼, ↓↓↓, ———: no words at all
     changes = []

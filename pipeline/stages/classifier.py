@@ -18,11 +18,10 @@ from pipeline.context import Context
 from pipeline.document import Change, Document
 from pipeline.linemodel import junk_lines
 from pipeline.registry import stage
-from pipeline.text import lines, strip_span
+from pipeline.text import TABLE_RULE, lines, strip_span
 
 STAGE = "classifier"
 _TABLE_ROW = re.compile(r"\S.*\|.*\S|^\s*\|")  # GFM: outer pipes optional
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
 
 def table_lines(rows: list[str]) -> set[int]:
@@ -33,9 +32,9 @@ def table_lines(rows: list[str]) -> set[int]:
     i = 0
     while i < len(rows):
         j = i
-        while j < len(rows) and (_TABLE_ROW.match(rows[j]) or _TABLE_RULE.match(rows[j])):
+        while j < len(rows) and (_TABLE_ROW.match(rows[j]) or TABLE_RULE.match(rows[j])):
             j += 1
-        if j - i >= 2 and any(_TABLE_RULE.match(rows[k]) for k in range(i, j)):
+        if j - i >= 2 and any(TABLE_RULE.match(rows[k]) for k in range(i, j)):
             protected.update(range(i, j))
         i = max(j, i + 1)
     return protected

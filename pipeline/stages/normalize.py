@@ -226,9 +226,9 @@ def _nfc_changes(text: str) -> list[Change]:
 
 
 def _pattern_changes(
-    text: str, pattern: re.Pattern, reason: str = "invisible or control character"
+    text: str, pattern: re.Pattern, reason: str = "invisible or control character", kind: str = ""
 ) -> list[Change]:
-    return [Change(m.start(), m.end(), reason) for m in pattern.finditer(text)]
+    return [Change(m.start(), m.end(), reason, kind=kind) for m in pattern.finditer(text)]
 
 
 @stage(STAGE, order=10, removes=True, unaudited_kinds=(LINE_ENDING,))
@@ -239,10 +239,7 @@ def normalize(doc: Document, ctx: Context) -> Document:
     text = doc.view.text
     changes = _pattern_changes(text, _INVISIBLE) + _pattern_changes(text, _LONE_CR)
     changes += _pattern_changes(text, _UNDECODABLE, "undecodable bytes")
-    changes += [
-        Change(m.start(), m.end(), "CR of a CRLF line ending", kind=LINE_ENDING)
-        for m in _CRLF.finditer(text)
-    ]
+    changes += _pattern_changes(text, _CRLF, "CR of a CRLF line ending", LINE_ENDING)
     doc = doc.apply(STAGE, sorted(changes, key=lambda c: c.start))
     doc = doc.apply(STAGE, _mojibake_changes(doc.view.text))
     text = doc.view.text
