@@ -17,7 +17,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) -m pipeline run input/ -o output/
 
-test: $(STAMP)
+# MDX 3 + React, to check the Markdown in the tool Docusaurus/Astro users feed it to.
+NODE_TOOLS := tests/doc_tools/node_modules/.installed
+$(NODE_TOOLS): tests/doc_tools/package.json tests/doc_tools/package-lock.json
+	cd tests/doc_tools && npm ci --silent --no-audit --no-fund
+	touch $(NODE_TOOLS)
+
+test: $(STAMP) $(NODE_TOOLS)
 	$(PY) -m ruff check pipeline tests bench
 	$(PY) -m pytest -q
 

@@ -84,7 +84,7 @@ def _cut_seconds(module, doc: Document) -> float:
     with resources.as_file(resources.files("pipeline.data") / "userdict.txt") as path:
         tok.load_userdict(str(path))
     tok.initialize()
-    sentences = [s.zh for p in doc.paragraphs for s in p.sentences]
+    sentences = [s.zh for p in doc.blocks for s in p.sentences]
     seconds, _ = timed(lambda: [list(tok.cut(s, HMM=True)) for s in sentences])
     return seconds
 

@@ -44,7 +44,7 @@ def _sentences(n: int) -> list[str]:
     out: list[str] = []
     for path in sorted((ROOT / "input").glob("*.txt")):
         doc = prepare(read_document(path), Context())
-        out += [s.zh for p in doc.paragraphs for s in p.sentences if len(s.zh) >= 15]
+        out += [s.zh for p in doc.blocks for s in p.sentences if len(s.zh) >= 15]
     return out[:n]
 
 

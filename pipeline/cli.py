@@ -17,7 +17,15 @@ from typing import Any
 from pipeline import __version__
 from pipeline.context import Context
 from pipeline.registry import cleaning_stages, translators
-from pipeline.settings import ENGINES, LAYOUTS, Settings, SettingsError, build_settings, read_config
+from pipeline.settings import (
+    ENGINES,
+    FLAVORS,
+    LAYOUTS,
+    Settings,
+    SettingsError,
+    build_settings,
+    read_config,
+)
 from pipeline.translate import AUTO, TranslatorUnavailable, select_translator, translator_choices
 
 log = logging.getLogger("pipeline")
@@ -127,7 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--layout",
         choices=LAYOUTS,
-        help="Markdown layout: paragraph (default), sentence pairs, or a table per paragraph",
+        help="Markdown layout: paragraph (default: each block, its English quoted below), "
+        "sentence (pairs), table (a table per paragraph), translation (English only, same "
+        "anchors), english_first (English, the Chinese quoted below)",
+    )
+    run.add_argument(
+        "--flavor",
+        choices=FLAVORS,
+        help="Markdown for: common (default: GitHub/markdown-it, MkDocs, Pandoc, MDX) or hugo "
+        "(Hugo's default config drops raw HTML: anchors become heading ids)",
     )
     run.add_argument(
         "--user-dict",

@@ -1,8 +1,10 @@
 """Which files a run reads, and the output name each one gets.
 
-Inputs are files, directories (searched recursively) or glob patterns. Two inputs never share an
-output, and nothing inside the output directory is ever read back as input (an `out/` folder
-inside the input folder would otherwise grow `out/out/…` with every run).
+Inputs are files, directories (searched recursively) or glob patterns. A file's output name is
+its path relative to the common folder of all inputs, however they were given (a folder, a
+glob, a list of files); two inputs never share an output, and nothing inside the output
+directory is ever read back as input (an `out/` folder inside the input folder would otherwise
+grow `out/out/…` with every run).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ INPUT_SUFFIXES = (".txt", *MARKDOWN_SUFFIXES, *HTML_SUFFIXES)
 @dataclass(frozen=True)
 class InputFile:
     path: Path
-    display: str  # how the file is named in output and messages
+    display: str  # how the file is named in messages: as the user gave it
     out_stem: Path  # output path without suffix, relative to the output dir
+    relative: str = ""  # its path relative to the inputs' common folder: named so in outputs
 
 
 def _inside(path: Path, directory: Path | None) -> bool:
@@ -51,28 +54,41 @@ def discover(
     name, and (input, problem) for inputs that match nothing. Files inside `exclude` (the
     output directory) are skipped."""
     exclude = exclude.resolve() if exclude is not None else None
-    found: list[tuple[Path, Path]] = []  # (path, output stem)
+    paths: list[Path] = []
     problems: list[tuple[str, str]] = []
     for inp in inputs:
         if inp.is_dir():
-            found += [(p, p.relative_to(inp).with_suffix("")) for p in _walk(inp, exclude)]
+            paths += _walk(inp, exclude)
         elif inp.exists() or inp.is_symlink():
-            found.append((inp, Path(inp.stem)))
+            paths.append(inp)
         elif any(c in str(inp) for c in "*?["):
             matches = sorted(Path(p) for p in glob(str(inp), recursive=True))
             files = [p for p in matches if p.is_file() and p.suffix.lower() in INPUT_SUFFIXES]
             files = [p for p in files if not _inside(p, exclude)]
             if not files:
                 problems.append((str(inp), "no input files match this pattern"))
-            found += [(p, Path(p.stem)) for p in files]
+            paths += files
         else:
             problems.append((str(inp), "no such file or directory"))
+    root = common_root(paths)
+    found = [(p, _relative(p, root)) for p in paths]
     return _unique_names(found), problems
 
 
+def common_root(paths: list[Path]) -> Path | None:
+    """The deepest folder that holds every one of `paths`."""
+    if not paths:
+        return None
+    return Path(os.path.commonpath([os.path.abspath(p.parent) for p in paths]))
+
+
+def _relative(path: Path, root: Path | None) -> Path:
+    return Path(os.path.abspath(path)).relative_to(root) if root else Path(path.name)
+
+
 def _unique_names(found: list[tuple[Path, Path]]) -> list[InputFile]:
-    """Two inputs never share an output: `a.txt` + `a.md` become `a.txt.*` + `a.md.*`, and
-    same-named files from different folders get `-2`, `-3`…"""
+    """`found`: (path, path relative to the common root). Two inputs never share an output:
+    `a.txt` + `a.md` become `a.txt.*` + `a.md.*`; a name taken twice gets `-2`, `-3`…"""
     seen_paths: set[Path] = set()
     unique = []
     for path, stem in found:
@@ -81,11 +97,13 @@ def _unique_names(found: list[tuple[Path, Path]]) -> list[InputFile]:
             seen_paths.add(key)
             unique.append((path, stem))
     counts: dict[str, int] = {}
-    for _, stem in unique:
-        counts[stem.as_posix().lower()] = counts.get(stem.as_posix().lower(), 0) + 1
+    for _, relative in unique:
+        key = relative.with_suffix("").as_posix().lower()
+        counts[key] = counts.get(key, 0) + 1
     taken: set[str] = set()
     files = []
-    for path, stem in unique:
+    for path, relative in unique:
+        stem = relative.with_suffix("")
         if counts[stem.as_posix().lower()] > 1:
             stem = stem.with_name(path.name)
         candidate, n = stem, 2
@@ -93,5 +111,5 @@ def _unique_names(found: list[tuple[Path, Path]]) -> list[InputFile]:
             candidate = stem.with_name(f"{stem.name}-{n}")
             n += 1
         taken.add(candidate.as_posix().lower())
-        files.append(InputFile(path, str(path), candidate))
+        files.append(InputFile(path, str(path), candidate, relative.as_posix()))
     return files

@@ -12,7 +12,7 @@ import bisect
 import dataclasses
 import sys
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
 from typing import TypeVar
@@ -168,23 +168,41 @@ class Sentence:
     flag: str | None = None
 
 
+BLOCK_KINDS = ("heading", "paragraph", "item", "quote", "code", "cell")
+
+
 @dataclass(frozen=True, slots=True)
-class Paragraph:
+class Block:
+    """A unit of the document's structure: its text (sentences), kind and place.
+
+    `level`: a heading's level, a list item's or quote's depth (1 = top). `group` numbers the
+    list, table or quote a block belongs to: consecutive blocks of one group render as one list,
+    table or quote. `row`/`col`: a table cell's place (row 0 is the header). A `code` block
+    holds its text verbatim in `zh`, has no sentences and is never cleaned or translated.
+    """
+
     id: str
     start: int
     end: int
     zh: str
     sentences: tuple[Sentence, ...] = ()
     en: str | None = None
+    kind: str = "paragraph"
+    level: int = 0
+    ordered: bool = False
+    group: int = 0
+    row: int = 0
+    col: int = 0
+    lang: str = ""  # a code block's info string
 
 
 _new = object.__new__
 _set = object.__setattr__
-Record = TypeVar("Record", Sentence, Paragraph)
+Record = TypeVar("Record", Sentence, Block)
 
 
 def evolve(record: Record, **changes) -> Record:
-    """`dataclasses.replace` for a Sentence or Paragraph at half the cost: a long document
+    """`dataclasses.replace` for a Sentence or Block at half the cost: a long document
     has tens of thousands of each, and convert, words and translation each renew all of them."""
     if changes.keys() - record.__slots__:
         raise TypeError(f"{type(record).__name__} has no field {sorted(changes)}")
@@ -199,9 +217,14 @@ class Document:
     original: str
     source: Source
     edits: tuple[Edit, ...] = ()
-    paragraphs: tuple[Paragraph, ...] = ()
+    blocks: tuple[Block, ...] = ()
     notes: tuple[str, ...] = ()
     no_chinese: bool = False  # nothing to translate: written through as it is
+    # Structure found by the reader (Markdown, HTML): blocks without text or ids, their spans in
+    # `original`; split fills them in. Empty for plain text: split finds the blocks itself.
+    outline: tuple[Block, ...] = ()
+    title: str | None = None  # the page's own title (front matter, HTML <title>), if it has one
+    metadata: dict = field(default_factory=dict)  # a Markdown page's front matter
 
     @cached_property
     def view(self) -> View:
@@ -213,6 +236,10 @@ class Document:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+
+    def title_block(self) -> Block | None:
+        """The block that titles the document: its first level-1 heading."""
+        return next((b for b in self.blocks if b.kind == "heading" and b.level == 1), None)
 
     def kept_text(self, start: int = 0, end: int | None = None) -> str:
         """The kept text of original[start:end]."""
@@ -232,11 +259,48 @@ class Document:
         return self.replace(notes=(*self.notes, note))
 
     def apply(self, stage: str, changes: list[Change]) -> Document:
-        """Record `changes` (in coordinates of `self.view`) as edits of the original."""
+        """Record `changes` (in coordinates of `self.view`) as edits of the original.
+
+        Code blocks are never touched: a change is clipped to the text around them."""
         changes = [c for c in changes if c.end > c.start]
+        if changes and self.outline:
+            changes = _outside(changes, self._protected_view_spans())
         if not changes:
             return self
         return self.replace(edits=merge_edits(self.original, self.edits, self.view, stage, changes))
+
+
+    def _protected_view_spans(self) -> list[tuple[int, int]]:
+        view = self.view
+        return [
+            (view.from_original(b.start), view.from_original(b.end))
+            for b in self.outline
+            if b.kind == "code"
+        ]
+
+
+def _outside(changes: list[Change], protected: list[tuple[int, int]]) -> list[Change]:
+    """`changes` with the parts inside `protected` spans (sorted, view coordinates) cut out;
+    a repair that reaches into one is dropped whole (its replacement cannot be split)."""
+    if not protected:
+        return changes
+    out: list[Change] = []
+    for c in changes:
+        pieces = [(c.start, c.end)]
+        for a, b in protected:
+            if b <= c.start or a >= c.end:
+                continue
+            if c.replacement:
+                pieces = []
+                break
+            pieces = [
+                piece
+                for s, e in pieces
+                for piece in ((s, min(e, a)), (max(s, b), e))
+                if piece[1] > piece[0]
+            ]
+        out += [dataclasses.replace(c, start=s, end=e) for s, e in pieces]
+    return out
 
 
 def merge_edits(

@@ -85,7 +85,7 @@ class Prepared:
 def prepare_file(file: InputFile, ctx: Context) -> Prepared:
     """Read and prepare one file; every problem becomes a message, never an exception."""
     try:
-        doc = read_document(file.path, file.display)
+        doc = read_document(file.path, file.relative or file.display)
         return Prepared(file, prepare(doc, ctx), warning=_decoding_warning(doc))
     except EmptyInput as exc:
         return Prepared(file, warning=str(exc))

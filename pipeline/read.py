@@ -4,9 +4,13 @@ Decoding: a BOM (UTF-8, UTF-16) decides; then UTF-8; then charset-normalizer, li
 the encodings Chinese pages use (GB18030 and its subsets GBK/GB2312, Big5). A few undecodable
 byte sequences (a last character cut by a scraper, a stray byte) become U+FFFD, each recorded
 with its offset and bytes and reported as a warning; only files that are mostly undecodable are
-refused. Binary files are refused with a message that says what they look like. HTML pages are
-reduced to their article text with trafilatura (title kept, boilerplate dropped); the text then
-goes through the same cleaning as any other input.
+refused. Binary files are refused with a message that says what they look like.
+
+Structure: a Markdown file is parsed into structured text plus an outline of its blocks
+(pipeline/outline.py); an HTML page is first reduced to its article as Markdown by trafilatura
+(headings, lists, tables and code kept, page chrome dropped), then read the same way. Plain
+text has no outline: the split stage finds its blocks. Either way the text then goes through
+the same cleaning as any other input.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import hashlib
 from pathlib import Path
 
 from pipeline.document import Document, Source
+from pipeline.outline import read_markdown
 
 HTML_SUFFIXES = (".html", ".htm")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -107,19 +112,20 @@ def decode(data: bytes) -> tuple[str, str, Undecodable]:
 
 
 def extract_html(html: str) -> str:
-    """The article text of an HTML page: its title, a blank line, then the main text."""
+    """The article of an HTML page as Markdown, its metadata (title, …) as front matter."""
     import trafilatura
 
-    extracted = trafilatura.bare_extraction(
-        html, include_comments=False, include_tables=True, favor_recall=True, with_metadata=True
+    extracted = trafilatura.extract(
+        html,
+        output_format="markdown",
+        include_comments=False,
+        include_tables=True,
+        include_formatting=True,
+        include_links=True,
+        favor_recall=True,
+        with_metadata=True,
     )
-    if extracted is None:
-        return ""
-    title = (getattr(extracted, "title", None) or "").strip()
-    body = (getattr(extracted, "text", None) or "").strip()
-    if title and not body.startswith(title):
-        return f"{title}\n\n{body}"
-    return body
+    return extracted or ""
 
 
 def read_document(path: Path, display_path: str | None = None) -> Document:
@@ -133,6 +139,10 @@ def read_document(path: Path, display_path: str | None = None) -> Document:
         text, fmt = extract_html(text), "html"
     elif path.suffix.lower() in MARKDOWN_SUFFIXES:
         fmt = "markdown"
+    outline = None
+    if fmt != "text":
+        outline = read_markdown(text)
+        text = outline.text
     if not text.strip():
         what = "no article text found in the HTML" if fmt == "html" else "empty file"
         raise EmptyInput(what)
@@ -146,9 +156,32 @@ def read_document(path: Path, display_path: str | None = None) -> Document:
         # only say how many sequences were replaced
         undecodable=undecodable,
     )
-    doc = Document(original=text, source=source)
-    if fmt == "html":
-        doc = doc.with_note(
-            "article text extracted from HTML with trafilatura; offsets refer to the extracted text"
-        )
-    return doc
+    if outline is None:
+        return Document(original=text, source=source)
+    metadata = {k: v for k, v in outline.metadata.items() if k not in _TRAFILATURA_INTERNAL}
+    doc = Document(
+        original=text,
+        source=source,
+        outline=tuple(outline.blocks),
+        title=outline.title,
+        metadata=_plain(metadata),
+    )
+    what = "HTML (article extracted with trafilatura)" if fmt == "html" else "Markdown"
+    return doc.with_note(
+        f"structure read from the {what}; offsets refer to its structured text, "
+        "one line per block (pipeline/outline.py)"
+    )
+
+
+_TRAFILATURA_INTERNAL = {"fingerprint", "id"}
+
+
+def _plain(value: object) -> object:
+    """Front matter as JSON-ready values (YAML dates become ISO strings)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)

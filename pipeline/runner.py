@@ -26,7 +26,7 @@ from pipeline.prepare import Prepared, prepare_file
 from pipeline.translate import Translator, describe, translate_all
 from pipeline.translate.engines import available_cores
 from pipeline.write.files import remove_stale_temp_files
-from pipeline.write.output import unchanged_row, write_document, write_index
+from pipeline.write.output import is_unchanged, write_document, write_index
 
 log = logging.getLogger(__name__)
 
@@ -50,19 +50,22 @@ def translate_documents(
     """Translate every sentence of every document in one call, so the backend can batch.
     Documents without Chinese are left untranslated."""
     todo = [d for d in docs if not d.no_chinese]
-    sentences = [s.zh for d in todo for p in d.paragraphs for s in p.sentences]
+    sentences = [s.zh for d in todo for b in d.blocks for s in b.sentences]
     english = iter(translate_all(translator, sentences, ctx.settings))
     translated = {}
     for doc in todo:
-        paragraphs = []
-        for p in doc.paragraphs:
+        blocks = []
+        for b in doc.blocks:
+            if not b.sentences:  # code is never translated
+                blocks.append(b)
+                continue
             sents = []
-            for s in p.sentences:
+            for s in b.sentences:
                 t = next(english)
                 sents.append(evolve(s, en=t.en, flag=t.flag))
             en = " ".join(s.en for s in sents if s.en)
-            paragraphs.append(evolve(p, sentences=tuple(sents), en=en))
-        translated[id(doc)] = doc.replace(paragraphs=tuple(paragraphs))
+            blocks.append(evolve(b, sentences=tuple(sents), en=en))
+        translated[id(doc)] = doc.replace(blocks=tuple(blocks))
     return [translated.get(id(d), d) for d in docs]
 
 
@@ -112,12 +115,9 @@ def run(
     description = describe(translator)
     fingerprint = ctx.fingerprint(description)
 
-    rows: dict[str, dict] = {}
     todo = []
     for f in files:
-        row = None if ctx.settings.force else unchanged_row(f, out_dir, fingerprint)
-        if row:
-            rows[f.display] = row
+        if not ctx.settings.force and is_unchanged(f, out_dir, fingerprint):
             report.skipped.append(f.display)
         else:
             todo.append(f)
@@ -143,10 +143,7 @@ def run(
                 if translator and docs:
                     docs = translate_documents(docs, translator, ctx)
                 for r, doc in zip(ready, docs, strict=True):
-                    layout = ctx.settings.layout
-                    rows[r.file.display] = write_document(
-                        doc, r.file, out_dir, description, fingerprint, layout
-                    )
+                    write_document(doc, r.file, out_dir, description, fingerprint, ctx.settings)
                     report.written.append(r.file.display)
                     log.debug("wrote %s", r.file.display)
         except KeyboardInterrupt:
@@ -154,7 +151,7 @@ def run(
             if pool:
                 pool.shutdown(wait=False, cancel_futures=True)
             remove_stale_temp_files(out_dir)
-    write_index(out_dir, [rows[f.display] for f in files if f.display in rows])
+    write_index(out_dir, ctx.settings.flavor)
     return report
 
 

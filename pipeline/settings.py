@@ -20,9 +20,11 @@ import msgspec
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 Share = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
-Layout = Literal["paragraph", "sentence", "table"]
+Layout = Literal["paragraph", "sentence", "table", "translation", "english_first"]
+Flavor = Literal["common", "hugo"]
 Engine = Literal["auto", "ctranslate2", "transformers"]
 LAYOUTS: tuple[str, ...] = get_args(Layout)
+FLAVORS: tuple[str, ...] = get_args(Flavor)
 ENGINES: tuple[str, ...] = get_args(Engine)
 
 
@@ -86,6 +88,7 @@ class Settings:
     beams: Positive | None = _affects("translation", None)
     max_new_tokens: Positive | None = _affects("translation", None)
     layout: Layout = _affects("layout", "paragraph")
+    flavor: Flavor = _affects("layout", "common")
     user_dicts: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
     spam_words: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
     keep: tuple[str, ...] = _affects("text", ())  # removal stages turned off

@@ -55,7 +55,7 @@ def test_encodings_are_detected_and_decoded(tmp_path, encoding, reported):
     assert run_cli(path, "-o", tmp_path / "out", "--translator", "none", "-q") == 0
     record = load_json(tmp_path / "out" / f"{encoding}.json")
     assert record["source"]["encoding"] == reported
-    assert record["paragraphs"][0]["zh"].startswith("让大模型的训练和推理")
+    assert record["blocks"][0]["zh"].startswith("让大模型的训练和推理")
 
 
 @pytest.mark.parametrize(
@@ -129,11 +129,11 @@ def test_file_without_chinese_is_written_through_untranslated(tmp_path):
     assert run_cli(path, "-o", tmp_path / "out", "--translator", "gloss", "-q") == 0
     data = load_json(tmp_path / "out" / "english.json")
     assert any("no Chinese" in n for n in data["notes"])
-    assert [p["zh"] for p in data["paragraphs"]] == [
+    assert [p["zh"] for p in data["blocks"]] == [
         "Just an English note.",
         "Nothing Chinese here.",
     ]
-    assert all(p["en"] is None for p in data["paragraphs"])
+    assert all(p["en"] is None for p in data["blocks"])
 
 
 def test_odd_file_names(tmp_path, monkeypatch):
@@ -157,15 +157,43 @@ def test_subfolders_are_mirrored_and_names_never_collide(tmp_path):
     write(src / "a" / "y.md", "第四篇文章。")
     other = write(tmp_path / "elsewhere" / "x.txt", "第五篇文章。")
     assert run_cli(src, other, "-o", tmp_path / "out", "--translator", "none", "-q") == 0
+    # Paths relative to the inputs' common folder (tmp_path), in the outputs too.
     out = tmp_path / "out"
-    assert load_json(out / "a" / "x.json")["paragraphs"][0]["zh"] == "第一篇文章。"
-    assert load_json(out / "b" / "x.json")["paragraphs"][0]["zh"] == "第二篇文章。"
-    assert load_json(out / "a" / "y.txt.json")["paragraphs"][0]["zh"] == "第三篇文章。"
-    assert load_json(out / "a" / "y.md.json")["paragraphs"][0]["zh"] == "第四篇文章。"
-    assert load_json(out / "x.json")["paragraphs"][0]["zh"] == "第五篇文章。"
+    expected = {
+        "in/a/x": "第一篇文章。",
+        "in/b/x": "第二篇文章。",
+        "in/a/y.txt": "第三篇文章。",
+        "in/a/y.md": "第四篇文章。",
+        "elsewhere/x": "第五篇文章。",
+    }
+    for stem, text in expected.items():
+        data = load_json(out / f"{stem}.json")
+        assert data["blocks"][0]["zh"] == text
+        assert not data["source"]["path"].startswith("/"), data["source"]["path"]
+        assert stem.split(".")[0] == data["source"]["path"].rsplit(".", 1)[0]
     index = (out / "index.md").read_text(encoding="utf-8")
-    for link in ("a/x.md#p1", "b/x.md#p1", "a/y.txt.md#p1", "a/y.md.md#p1", "x.md#p1"):
-        assert f"]({link})" in index
+    for stem in expected:
+        assert f"]({stem}.md)" in index
+
+
+def test_output_names_do_not_depend_on_how_inputs_are_given(tmp_path, monkeypatch):
+    src = tmp_path / "in"
+    write(src / "a" / "x.txt", "第一篇文章。")
+    write(src / "b" / "y.txt", "第二篇文章。")
+    monkeypatch.chdir(tmp_path)
+    ways = {
+        "folder": ["in"],
+        "glob": ["in/*/*.txt"],
+        "files": ["in/a/x.txt", str(src / "b" / "y.txt")],
+    }
+    for name, inputs in ways.items():
+        out = tmp_path / name
+        assert run_cli(*inputs, "-o", out, "--translator", "none", "-q") == 0
+        listing = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json"))
+        assert listing == ["a/x.json", "b/y.json"], (name, listing)
+        assert load_json(out / "a" / "x.json")["source"]["path"] == "a/x.txt"
+        front = (out / "a" / "x.md").read_text(encoding="utf-8").split("---")[1]
+        assert "source: a/x.txt" in front and str(tmp_path) not in front
 
 
 def test_globs(tmp_path, monkeypatch):
@@ -192,8 +220,8 @@ def test_html_pages_are_extracted_and_cleaned(tmp_path):
     assert run_cli(path, "-o", tmp_path / "out", "--translator", "none", "-q") == 0
     data = load_json(tmp_path / "out" / "page.json")
     assert data["source"]["format"] == "html"
-    text = "\n".join(p["zh"] for p in data["paragraphs"])
-    assert data["paragraphs"][0]["zh"] == "谷歌发布新模型"
+    text = "\n".join(p["zh"] for p in data["blocks"])
+    assert data["blocks"][0]["zh"] == "谷歌发布新模型"
     assert "谷歌近日发布了一个新的大语言模型" in text
     assert "(gu)" not in text and "首页" not in text and "ICP" not in text
 
@@ -216,7 +244,7 @@ def test_unchanged_documents_are_skipped_and_force_redoes_them(tmp_path, capsys)
     assert run_cli(*args, "--layout", "table", "--force") == 0
     assert "2 document(s) written" in capsys.readouterr().err
     index = (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
-    assert "a.md#p1" in index and "b.md#p1" in index
+    assert "(a.md)" in index and "(b.md)" in index
 
 
 def test_parallel_jobs_give_the_same_output(tmp_path):
@@ -239,9 +267,7 @@ def test_nothing_is_written_outside_the_output_dir(tmp_path):
     assert run_cli(src, "-o", tmp_path / "out", "--translator", "none", "-q") == 0
     new = {p for p in tmp_path.rglob("*")} - before
     assert all(tmp_path / "out" in p.parents or p == tmp_path / "out" for p in new)
-    assert json.loads((tmp_path / "out" / "a.json").read_text())["source"]["path"] == str(
-        src / "a.txt"
-    )
+    assert json.loads((tmp_path / "out" / "a.json").read_text())["source"]["path"] == "a.txt"
 
 
 def test_preparing_a_document_leaves_the_garbage_collector_as_it_was():

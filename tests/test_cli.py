@@ -123,7 +123,7 @@ def test_a_cut_last_character_is_replaced_recorded_and_reported(tmp_path, capsys
     record = load_json(tmp_path / "out" / "cut.json")
     (bad,) = record["source"]["undecodable"]
     assert bad["bytes"] == "e59e"  # 型 is e5 9e 8b; the 8b was cut
-    zh = "".join(p["zh"] for p in record["paragraphs"])
+    zh = "".join(p["zh"] for p in record["blocks"])
     assert "\ufffd" not in zh and zh.endswith("模") and "效率都有提升" in zh
     assert any(r["reason"] == "undecodable bytes" for r in record["removed"])
 
@@ -151,4 +151,4 @@ def test_windows_line_endings_are_not_listed_as_removals(tmp_path):
     record = load_json(tmp_path / "out" / "crlf.json")
     assert {r["reason"] for r in record["removed"]} == {"CR of a CRLF line ending"}
     assert "Removed by the cleaner" not in (tmp_path / "out" / "crlf.md").read_text("utf-8")
-    assert [p["zh"] for p in record["paragraphs"]] == ARTICLE.split()
+    assert [p["zh"] for p in record["blocks"]] == ARTICLE.split()

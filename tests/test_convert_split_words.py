@@ -29,7 +29,7 @@ def test_mainland_usage():
 
 def test_mixed_script_comes_out_fully_simplified():
     doc = clean("谷歌在JAX生態系統中發布了許多新的开源库，讓AI更負責任。\n網絡與數據中心。")
-    for p in doc.paragraphs:
+    for p in doc.blocks:
         for s in p.sentences:
             assert traditional_only(s.zh) == [], s.zh
 
@@ -65,8 +65,8 @@ def test_list_numbers_stay_with_their_text():
 def test_paragraph_and_sentence_offsets_point_into_the_original():
     text = "第一段。第二句！\n\n  第二段(duan)文字。  \n"
     doc = clean(text)
-    assert [p.zh for p in doc.paragraphs] == ["第一段。第二句！", "第二段文字。"]
-    for p in doc.paragraphs:
+    assert [p.zh for p in doc.blocks] == ["第一段。第二句！", "第二段文字。"]
+    for p in doc.blocks:
         for s in p.sentences:
             assert to_simplified(doc.kept_text(s.start, s.end)) == s.zh
 
@@ -91,7 +91,7 @@ def test_user_dict_option_adds_words(tmp_path):
     extra = tmp_path / "mine.txt"
     extra.write_text("量子纠缠态 100 n\n", encoding="utf-8")
     doc = clean("量子纠缠态很奇妙。", Settings(user_dicts=(str(extra),)))
-    assert "量子纠缠态" in doc.paragraphs[0].sentences[0].tokens
+    assert "量子纠缠态" in doc.blocks[0].sentences[0].tokens
 
 
 def test_jieba_fast_segments_exactly_like_jieba():
@@ -110,7 +110,7 @@ def test_jieba_fast_segments_exactly_like_jieba():
     sentences = [
         s
         for seed in SEEDS
-        for p in clean(seed.read_text(encoding="utf-8")).paragraphs
+        for p in clean(seed.read_text(encoding="utf-8")).blocks
         for s in p.sentences
     ]
     assert len(sentences) > 200

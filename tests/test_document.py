@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.document import Change, Paragraph, Sentence, evolve
+from pipeline.document import Block, Change, Sentence, evolve
 from tests.conftest import assert_edits_consistent, make_doc
 
 
@@ -131,7 +131,7 @@ def test_a_document_keeps_its_view_until_its_edits_change():
 
 def test_evolve_is_replace_for_sentences_and_paragraphs():
     sentence = Sentence("p1-s1", 0, 4, "發展很快", ("發展",))
-    paragraph = Paragraph("p1", 0, 4, "發展很快", (sentence,))
+    paragraph = Block("p1", 0, 4, "發展很快", (sentence,))
     assert evolve(sentence, zh="发展很快", en="fast") == replace(sentence, zh="发展很快", en="fast")
     assert evolve(paragraph, en="x") == replace(paragraph, en="x")
     assert sentence.zh == "發展很快"  # the original record is untouched

@@ -55,7 +55,7 @@ def check_pipeline(text: str) -> None:
     doc = prepare(make_doc(text), Context())
     assert_edits_consistent(text, doc)
     # every sentence points into the original and is non-empty
-    for p in doc.paragraphs:
+    for p in doc.blocks:
         for s in p.sentences:
             assert 0 <= s.start < s.end <= len(text) and s.zh
     jsonschema.validate(document_to_dict(doc, NONE_DESCRIPTION), SCHEMA)

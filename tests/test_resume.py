@@ -83,7 +83,7 @@ def test_kill_and_resume(tmp_path, tiny_model, monkeypatch):
     assert len(jsons) == N_DOCS and len(docs_md) == N_DOCS
     for path in jsons:
         data = json.loads(path.read_text(encoding="utf-8"))
-        assert all(s["en"] for p in data["paragraphs"] for s in p["sentences"])
+        assert all(s["en"] for p in data["blocks"] for s in p["sentences"])
         if path.name in finished:
             assert path.stat().st_mtime_ns == finished[path.name], f"{path.name} was redone"
     assert not list(out.rglob(".*.tmp"))

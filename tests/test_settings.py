@@ -58,7 +58,7 @@ def test_config_file_sets_lists_and_thresholds(tmp_path):
     source.write_text(ARTICLE, encoding="utf-8")
     out = tmp_path / "out"
     assert run_cli(source, "--config", config, "-o", out, "--translator", "none", "-q") == 0
-    text = "\n".join(p["zh"] for p in load_json(out / "a.json")["paragraphs"])
+    text = "\n".join(p["zh"] for p in load_json(out / "a.json")["blocks"])
     assert "(fā)" in text and "独家秘籍" not in text
 
 

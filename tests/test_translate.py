@@ -58,7 +58,7 @@ def test_cli_marian_gives_one_english_line_per_sentence(tmp_path, tiny_model):
         assert data["translator"]["model"] == str(tiny_model)
         assert data["translator"]["revision"]
         assert data["translator"]["engine"] == "ctranslate2"  # auto picks it when installed
-        for p in data["paragraphs"]:
+        for p in data["blocks"]:
             assert p["en"]
             for s in p["sentences"]:
                 assert s["en"] and s["en"].strip(), s["id"]
@@ -182,7 +182,7 @@ def test_gloss_of_the_seeds_has_no_han_and_is_labeled(tmp_path):
     for path in tmp_path.glob("*.json"):
         data = load_json(path)
         assert data["translator"]["backend"] == "gloss"
-        for p in data["paragraphs"]:
+        for p in data["blocks"]:
             for s in p["sentences"]:
                 assert s["en"] and not HAN_RE.search(s["en"]), (s["zh"], s["en"])
         md = path.with_suffix(".md").read_text(encoding="utf-8")
@@ -234,7 +234,7 @@ def test_gloss_prints_no_dictionary_notes(tmp_path):
     english = " ".join(
         s["en"] or ""
         for path in tmp_path.glob("*.json")
-        for p in load_json(path)["paragraphs"]
+        for p in load_json(path)["blocks"]
         for s in p["sentences"]
     )
     for note in (" sth", " sb ", "fig.", "lit.", "negative prefix", "particle", "classifier"):

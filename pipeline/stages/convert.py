@@ -14,7 +14,7 @@ from functools import lru_cache
 import opencc
 
 from pipeline.context import Context
-from pipeline.document import Document, Paragraph, Sentence, evolve
+from pipeline.document import Document, Sentence, evolve
 from pipeline.registry import stage
 
 OPENCC_CONFIG = "tw2s"
@@ -31,22 +31,26 @@ def to_simplified(text: str) -> str:
 
 @stage("convert", order=110)
 def convert(doc: Document, ctx: Context) -> Document:
-    """Traditional → Simplified (OpenCC): every paragraph and sentence gets its `zh`."""
-    sentences = [s for para in doc.paragraphs for s in para.sentences]
+    """Traditional → Simplified (OpenCC): every block and sentence gets its `zh` (code stays
+    as written)."""
+    sentences = [s for block in doc.blocks for s in block.sentences]
     # One OpenCC call for the whole document: the per-call cost dominates on short sentences.
     # Sentences never contain a newline and OpenCC's phrases never span one, so converting them
     # newline-joined is the same as converting each alone.
     converted = iter(to_simplified("\n".join(s.zh for s in sentences)).split("\n"))
-    paragraphs = []
-    for para in doc.paragraphs:
-        para_sentences = tuple(evolve(s, zh=next(converted)) for s in para.sentences)
-        zh = _join_sentences(doc, para, para_sentences)
-        paragraphs.append(evolve(para, zh=zh, sentences=para_sentences))
-    return doc.replace(paragraphs=tuple(paragraphs))
+    blocks = []
+    for block in doc.blocks:
+        if not block.sentences:  # code
+            blocks.append(block)
+            continue
+        block_sentences = tuple(evolve(s, zh=next(converted)) for s in block.sentences)
+        zh = _join_sentences(doc, block_sentences)
+        blocks.append(evolve(block, zh=zh, sentences=block_sentences))
+    return doc.replace(blocks=tuple(blocks))
 
 
-def _join_sentences(doc: Document, para: Paragraph, sentences: tuple[Sentence, ...]) -> str:
-    """Paragraph text = converted sentences plus the (unconverted) white space between them."""
+def _join_sentences(doc: Document, sentences: tuple[Sentence, ...]) -> str:
+    """Block text = converted sentences plus the (unconverted) white space between them."""
     parts = []
     for prev, sent in zip((None, *sentences[:-1]), sentences, strict=True):
         if prev is not None:

@@ -15,8 +15,8 @@ from pipeline.registry import stage
 def words(doc: Document, ctx: Context) -> Document:
     """Words of every sentence (jieba), with the user's dictionaries."""
     cut = ctx.segmenter.words
-    paragraphs = tuple(
-        evolve(p, sentences=tuple(evolve(s, tokens=cut(s.zh)) for s in p.sentences))
-        for p in doc.paragraphs
+    blocks = tuple(
+        evolve(b, sentences=tuple(evolve(s, tokens=cut(s.zh)) for s in b.sentences))
+        for b in doc.blocks
     )
-    return doc.replace(paragraphs=paragraphs)
+    return doc.replace(blocks=blocks)

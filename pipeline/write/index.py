@@ -1,31 +1,117 @@
-"""`output/index.md`: one row per document of the run, sorted by path."""
+"""`output/index.md`: every document in the output folder, and what the cleaner removed there.
+
+Rows and summary come from the documents' JSON. The cleaning summary counts removals by stage
+and reason and lists the texts removed from the most documents: a wrong rule that eats a real
+line shows up at the top, in one place, instead of in the audit of each page.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from urllib.parse import quote
 
 import yaml
 
 from pipeline import __version__
+from pipeline.registry import stage_spec
 from pipeline.write.escape import escape_inline
+from pipeline.write.markdown import shorten
+
+MOST_REMOVED = 15  # lines shown in "removed most often"
+REMOVED_TEXT_CHARS = 80
 
 
-def render_index(rows: list[dict]) -> str:
-    """rows: {md: relative .md path, title, title_en, sentences, removals, translator, source}."""
-    rows = sorted(rows, key=lambda r: r["source"])
-    meta = {"title": "Documents", "generated_by": f"pipeline {__version__}", "documents": len(rows)}
+def render_index(documents: list[tuple[str, dict]]) -> str:
+    """documents: (Markdown path relative to the index, the document's JSON)."""
+    rows = sorted((_row(md, data) for md, data in documents), key=lambda r: r["source"])
+    meta = {"title": "Documents", "pipeline": {"generated_by": f"pipeline {__version__}"}}
+    meta["pipeline"]["documents"] = len(rows)
     lines = [
         f"---\n{yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)}---",
         "",
         "# Documents",
         "",
-        "| Document | English title | Sentences | Removals | Translator |",
-        "| --- | --- | --- | --- | --- |",
+        "| Document | English title | Blocks | Sentences | Removals | Translator |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
-        link = f"[{escape_inline(r['title'])}]({quote(r['md'])}#p1)"
+        link = f"[{escape_inline(r['title'])}]({quote(r['md'])})"
         lines.append(
-            f"| {link} | {escape_inline(r['title_en'] or '')} | {r['sentences']} "
-            f"| {r['removals']} | {r['translator']} |"
+            f"| {link} | {escape_inline(r['title_en'] or '')} | {r['blocks']} | {r['sentences']} "
+            f"| {r['removals']} | {escape_inline(r['translator'] or '')} |"
         )
-    return "\n".join(lines) + "\n"
+    lines += ["", *cleaning_summary([data for _, data in documents])]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _audited(data: dict) -> list[dict]:
+    edits = [*data.get("removed", ()), *data.get("repaired", ())]
+    return [e for e in edits if _shown(e)]
+
+
+def _shown(edit: dict) -> bool:
+    try:
+        return edit.get("kind", "") not in stage_spec(edit["stage"]).unaudited_kinds
+    except KeyError:  # a stage this version does not have
+        return True
+
+
+def _counted(edit: dict) -> bool:
+    try:
+        return edit.get("kind", "") in stage_spec(edit["stage"]).counted_kinds
+    except KeyError:
+        return False
+
+
+def _row(md: str, data: dict) -> dict:
+    blocks = data.get("blocks") or []
+    title = data.get("title") or {}
+    source = (data.get("source") or {}).get("path") or md
+    translator = data.get("translator") or {}
+    backend, label = translator.get("backend"), translator.get("label")
+    return {
+        "md": md,
+        "source": source,
+        "title": shorten(title.get("zh")) or source,
+        "title_en": shorten(title.get("en")),
+        "blocks": len(blocks),
+        "sentences": sum(len(b.get("sentences") or ()) for b in blocks),
+        "removals": len(_audited(data)),
+        "translator": f"{backend} ({label})" if label and label != backend else backend,
+    }
+
+
+def cleaning_summary(documents: list[dict]) -> list[str]:
+    """Markdown lines: removals by stage and reason, and the texts removed most often."""
+    by_reason: Counter[tuple[str, str]] = Counter()
+    docs_with: Counter[str] = Counter()
+    for data in documents:
+        listed = []
+        for e in _audited(data):
+            if _counted(e):  # by the hundred (pinyin readings): one line for the kind
+                by_reason[(e["stage"], e["kind"])] += 1
+            else:
+                by_reason[(e["stage"], e["reason"])] += 1
+                listed.append(" ".join(e["text"].split())[:REMOVED_TEXT_CHARS])
+        docs_with.update(t for t in set(listed) if t)
+    if not by_reason:
+        return []
+    lines = [
+        "## Cleaning summary",
+        "",
+        "| Stage | Reason | Removals |",
+        "| --- | --- | --- |",
+    ]
+    for (stage, reason), n in by_reason.most_common():
+        lines.append(f"| {stage} | {escape_inline(reason)} | {n} |")
+    repeated = [(t, n) for t, n in docs_with.most_common(MOST_REMOVED) if n > 1]
+    if repeated:
+        lines += [
+            "",
+            "### Removed from the most documents",
+            "",
+            "| Text | Documents |",
+            "| --- | --- |",
+        ]
+        lines += [f"| {escape_inline(t)} | {n} |" for t, n in repeated]
+    return lines

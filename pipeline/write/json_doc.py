@@ -1,6 +1,6 @@
-"""`output/<stem>.json`: the stable contract other programs read (schema pipeline/document@1).
+"""`output/<stem>.json`: the stable contract other programs read (schema pipeline/document@2).
 
-The file is written as a stream of pieces (paragraph by paragraph, removal by removal) that
+The file is written as a stream of pieces (block by block, removal by removal) that
 join to exactly `json.dumps(document_to_dict(...), indent=2)`: a 50 MB article never has to
 exist as one giant dict and one giant string at once.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
-from pipeline.document import Document, Edit, Paragraph, Sentence
+from pipeline.document import Block, Document, Edit, Sentence
 
-SCHEMA = "pipeline/document@1"
+SCHEMA = "pipeline/document@2"
 
 
 def _dumps(value: object, indent: int) -> str:
@@ -27,6 +27,8 @@ def _edit(e: Edit) -> dict:
     if not e.is_removal:
         out["replacement"] = e.replacement
     out.update(stage=e.stage, reason=e.reason)
+    if e.kind:
+        out["kind"] = e.kind
     return out
 
 
@@ -44,15 +46,33 @@ def _sentence(s: Sentence) -> dict:
     return out
 
 
-def _paragraph(p: Paragraph) -> dict:
-    return {
-        "id": p.id,
-        "start": p.start,
-        "end": p.end,
-        "zh": p.zh,
-        "en": p.en,
-        "sentences": [_sentence(s) for s in p.sentences],
-    }
+def _block(b: Block, n: int) -> dict:
+    out: dict = {"id": b.id, "n": n, "kind": b.kind}
+    if b.kind in ("heading", "item", "quote"):
+        out["level"] = b.level
+    if b.kind == "item":
+        out["ordered"] = b.ordered
+    if b.kind in ("item", "quote", "cell"):
+        out["group"] = b.group
+    if b.kind == "cell":
+        out.update(row=b.row, col=b.col)
+    if b.kind == "code":
+        out["lang"] = b.lang
+    out.update(
+        start=b.start,
+        end=b.end,
+        zh=b.zh,
+        en=b.en,
+        sentences=[_sentence(s) for s in b.sentences],
+    )
+    return out
+
+
+def _title(doc: Document) -> dict | None:
+    block = doc.title_block()
+    if block is None:
+        return None
+    return {"block": block.id, "zh": block.zh, "en": block.en}
 
 
 def _undecodable(doc: Document) -> dict:
@@ -76,17 +96,19 @@ def _fields(doc: Document, translator: dict, pipeline: dict | None) -> list[tupl
                 **_undecodable(doc),
             },
         ),
+        ("title", _title(doc)),
+        ("metadata", doc.metadata),
         ("translator", translator),
         ("removed", (_edit(e) for e in doc.edits if e.is_removal)),
         ("repaired", (_edit(e) for e in doc.edits if not e.is_removal)),
         ("notes", list(doc.notes)),
-        ("paragraphs", (_paragraph(p) for p in doc.paragraphs)),
+        ("blocks", (_block(b, n) for n, b in enumerate(doc.blocks, 1))),
     ]
 
 
 def document_to_dict(doc: Document, translator: dict, pipeline: dict | None = None) -> dict:
     return {
-        key: list(value) if not isinstance(value, dict | list | str) else value
+        key: list(value) if not isinstance(value, dict | list | str | None) else value
         for key, value in _fields(doc, translator, pipeline)
     }
 
@@ -104,7 +126,7 @@ def json_chunks(doc: Document, translator: dict, pipeline: dict | None = None) -
     yield "{"
     for i, (key, value) in enumerate(_fields(doc, translator, pipeline)):
         yield ("\n  " if i == 0 else ",\n  ") + json.dumps(key, ensure_ascii=False) + ": "
-        if isinstance(value, dict | list | str):
+        if isinstance(value, dict | list | str | None):
             yield _dumps(value, 2)
         else:
             yield from _stream_list(value)
