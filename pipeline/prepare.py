@@ -85,8 +85,9 @@ class Prepared:
 def prepare_file(file: InputFile, ctx: Context) -> Prepared:
     """Read and prepare one file; every problem becomes a message, never an exception."""
     try:
-        doc = read_document(file.path, file.relative or file.display)
-        return Prepared(file, prepare(doc, ctx), warning=_decoding_warning(doc))
+        doc = prepare(read_document(file.path, file.relative or file.display), ctx)
+        warnings = [w for w in (_decoding_warning(doc), _emptied_warning(doc)) if w]
+        return Prepared(file, doc, warning="; ".join(warnings) or None)
     except EmptyInput as exc:
         return Prepared(file, warning=str(exc))
     except InputError as exc:
@@ -96,6 +97,16 @@ def prepare_file(file: InputFile, ctx: Context) -> Prepared:
     except Exception as exc:  # a bug must not stop the batch; report it with the file
         log.debug("failure preparing %s", file.display, exc_info=True)
         return Prepared(file, error=f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _emptied_warning(doc: Document) -> str | None:
+    """A page the cleaner emptied is written (its audit says what went) but never silently."""
+    if doc.blocks:
+        return None
+    return (
+        f"the cleaner removed all of its text ({len(doc.edits)} removal(s)); "
+        "the page is written with its audit — see the JSON's removed list, or rerun with --keep"
+    )
 
 
 def _decoding_warning(doc: Document) -> str | None:

@@ -251,3 +251,13 @@ def test_index_lists_every_document_in_the_folder(tmp_path):
     (out / "d0.md").unlink()  # a document whose files are gone drops out
     assert run_cli(extra, "-o", out, "--translator", "none", "-q") == 0
     assert "(d0.md)" not in (out / "index.md").read_text(encoding="utf-8")
+
+
+def test_a_page_the_cleaner_empties_is_a_warning_naming_it(tmp_path, capsys):
+    page = tmp_path / "chrome.txt"
+    page.write_text("首页 | 新闻 | 登录 | 注册\n返回搜狐，查看更多\n", encoding="utf-8")
+    assert run_cli(page, "-o", tmp_path / "out", "--translator", "none") == 0
+    err = capsys.readouterr().err
+    assert "chrome.txt" in err and "removed all of its text" in err
+    md = (tmp_path / "out" / "chrome.md").read_text(encoding="utf-8")
+    assert "返回搜狐" in md.split("<details>")[1]  # what went is listed in the audit
