@@ -219,8 +219,10 @@ def test_translation_only_and_english_first_layouts(tmp_path):
         args = ["--translator", "gloss", "-q", "--layout", layout, "--no-cache"]
         assert run_cli(src, "-o", out, *args) == 0
         data = load_json(out / "guide.json")
-        html = MarkdownIt("commonmark").enable("table").render(
-            _body((out / "guide.md").read_text(encoding="utf-8"))
+        html = (
+            MarkdownIt("commonmark")
+            .enable("table")
+            .render(_body((out / "guide.md").read_text(encoding="utf-8")))
         )
         assert expected_ids(data, "common") <= set(IDS.findall(html))
         heading = data["blocks"][0]
@@ -261,3 +263,24 @@ def test_a_page_the_cleaner_empties_is_a_warning_naming_it(tmp_path, capsys):
     assert "chrome.txt" in err and "removed all of its text" in err
     md = (tmp_path / "out" / "chrome.md").read_text(encoding="utf-8")
     assert "返回搜狐" in md.split("<details>")[1]  # what went is listed in the audit
+
+
+def test_an_html_article_keeps_its_headings_and_lists(tmp_path):
+    src = STRUCTURE / "article.html"
+    assert run_cli(src, "-o", tmp_path, "--translator", "none", "-q") == 0
+    tree = [line.strip() for line in block_tree(_body((tmp_path / "article.md").read_text()))]
+    # The <article>: h1, p, h2, ul (2 li), p, h2, p; the nav and footer are gone.
+    assert tree == ["h1", "h2", "ul", "li", "li", "h2"]
+    data = load_json(tmp_path / "article.json")
+    assert data["title"]["zh"] == "城市公园改造完成"
+    assert [b["kind"] for b in data["blocks"]] == [
+        "heading",
+        "paragraph",
+        "heading",
+        "item",
+        "item",
+        "paragraph",
+        "heading",
+        "paragraph",
+    ]
+    assert not any("版权所有" in b["zh"] or "首页" in b["zh"] for b in data["blocks"])
