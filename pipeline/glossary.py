@@ -15,7 +15,7 @@ File format (`--glossary FILE`, `glossary = [...]` in pipeline.toml), UTF-8, TSV
 
 Columns after the third are ignored, so the run's `terms.tsv` is itself a glossary once its `en`
 column is filled in. A term is matched on the Simplified text (terms may be written in either
-script: they are converted like the text), longest match first; a single Han character only
+script: they match as written and as converted), longest match first; a single Han character only
 where jieba makes it a word of its own; a term with Latin letters, digits, `-`, `·` or spaces
 matches on the text as a whole (jieba would split it), case-insensitively, never inside a
 longer Latin word, and with or without a space where Latin meets Han (`Transformer 模型` also
@@ -249,7 +249,9 @@ def _automaton(glossary: Glossary) -> ahocorasick.Automaton | None:
         return None
     automaton = ahocorasick.Automaton()
     for i, term in enumerate(glossary.terms):
-        for key in _keys(simplified(term.zh, glossary)):
+        # as written and as converted: a Traditional term matches the converted text, and a
+        # Simplified one OpenCC would change (乾贵士 → 干贵士) still matches as written
+        for key in _keys(term.zh) | _keys(simplified(term.zh, glossary)):
             automaton.add_word(key, (i, len(key)))
     automaton.make_automaton()
     return automaton
@@ -263,13 +265,16 @@ def _latin_edges_ok(text: str, start: int, end: int) -> bool:
     return not (_ALNUM.match(text[end - 1]) and end < len(text) and _ALNUM.match(text[end]))
 
 
-def _word_spans(text: str, words: Sequence[str]) -> set[tuple[int, int]]:
-    spans, pos = set(), 0
+def word_spans(text: str, words: Sequence[str]) -> list[tuple[int, int]]:
+    """(start, end) of each of `words` (jieba's, in order) in `text`; an empty span for a word
+    not found (words from another text)."""
+    spans, pos = [], 0
     for word in words:
         start = text.find(word, pos)
         if start < 0:
+            spans.append((pos, pos))
             continue
-        spans.add((start, start + len(word)))
+        spans.append((start, start + len(word)))
         pos = start + len(word)
     return spans
 
@@ -279,10 +284,13 @@ def find_terms(
     glossary: Glossary,
     words: Words | None = None,
     taken: Sequence[Match] = (),
+    whole_words: bool = False,
 ) -> tuple[Match, ...]:
     """The glossary terms in `text` (Simplified), in order, never overlapping each other or
     `taken`: the longest term wins, then the earliest. A single Han character counts only
-    where it is a jieba word of its own (`words(text)`, asked only then)."""
+    where it is a jieba word of its own (`words(text)`, asked only then); with `whole_words`
+    every term must begin and end where jieba's words do (the built-in glossary, applied to
+    text nobody chose it for: 后端 "back end" is not in 之后|端午)."""
     automaton = _automaton(glossary)
     if automaton is None or not text:
         return ()
@@ -291,9 +299,13 @@ def find_terms(
         start, end = last - length + 1, last + 1
         if _latin_edges_ok(text, start, end):
             candidates.append((start, end, i))
+    if whole_words and candidates:
+        spans = word_spans(text, words(text)) if words else []
+        starts, ends = {a for a, _ in spans}, {b for _, b in spans}
+        candidates = [c for c in candidates if c[0] in starts and c[1] in ends]
     single = [c for c in candidates if c[1] - c[0] == 1 and HAN_RE.match(text[c[0]])]
     if single:
-        spans = _word_spans(text, words(text)) if words else set()
+        spans = set(word_spans(text, words(text))) if words else set()
         candidates = [c for c in candidates if c not in single or c[:2] in spans]
     chosen: list[tuple[int, int]] = [(m.start, m.end) for m in taken]
     found = []

@@ -27,6 +27,7 @@ from pipeline.translate import Translator, describe, translate_all
 from pipeline.translate.engines import available_cores
 from pipeline.write.files import remove_stale_temp_files
 from pipeline.write.output import unchanged_row, write_document, write_index
+from pipeline.write.terms import write_term_table
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +155,9 @@ def run(
             if pool:
                 pool.shutdown(wait=False, cancel_futures=True)
             remove_stale_temp_files(out_dir)
-    write_index(out_dir, [rows[f.display] for f in files if f.display in rows])
+    done = [f for f in files if f.display in rows]
+    terms = write_term_table(out_dir, [out_dir / f"{f.out_stem}.json" for f in done])
+    write_index(out_dir, [rows[f.display] for f in done], terms)
     return report
 
 

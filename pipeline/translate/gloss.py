@@ -92,15 +92,35 @@ def _first_clean_sense(senses: list[str]) -> str | None:
     the word's grammar (了, 吗: particles); None when no sense is usable."""
     senses = [s.strip() for s in senses if s.strip()]
     for sense in senses:
-        if _NOISE.match(sense) or _GRAMMAR.match(sense):
-            continue
-        cleaned = _LABEL.sub("", re.sub(r"\s*\([^)]*\)", "", sense)).strip(" ;,")
-        if cleaned and not HAN_RE.search(cleaned):
-            head = re.split(r"[;,] ", cleaned)[0].strip()
-            for pattern, word in _SHORTHAND:
-                head = pattern.sub(word, head)
-            return re.sub(r"^to ", "", head)
+        head = _clean_sense(sense)
+        if head:
+            return head
     return "" if any(_GRAMMAR.match(sense) for sense in senses) else None
+
+
+def _clean_sense(sense: str) -> str | None:
+    """A sense's head, as the gloss prints it; None for notes and grammar descriptions."""
+    if _NOISE.match(sense) or _GRAMMAR.match(sense):
+        return None
+    cleaned = _LABEL.sub("", re.sub(r"\s*\([^)]*\)", "", sense)).strip(" ;,")
+    if not cleaned or HAN_RE.search(cleaned):
+        return None
+    head = re.split(r"[;,] ", cleaned)[0].strip()
+    for pattern, word in _SHORTHAND:
+        head = pattern.sub(word, head)
+    return re.sub(r"^to ", "", head)
+
+
+def senses(words: set[str]) -> dict[str, list[str]]:
+    """Every clean sense CC-CEDICT gives each of `words` (the ways a translation may render
+    it): the term table recognises renderings by them. One pass over the file."""
+    found: dict[str, list[str]] = {}
+    for line in _cedict_path().read_text(encoding="utf-8").splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) == 3 and parts[1] in words and (m := _ENTRY.match(line)):
+            heads = (_clean_sense(sense.strip()) for sense in m.group(4).split("/"))
+            found.setdefault(parts[1], []).extend(h for h in heads if h)
+    return found
 
 
 def _usual_reading(word: str) -> str:
@@ -195,7 +215,7 @@ def gloss_sentence(
     around them."""
     # URLs, file names, numbers and Latin terms pass through whole, as for the model: glossed
     # token by token a URL would come out as `https: / / research. google / …`.
-    builtin = find_terms(sentence, builtin_glossary(), segmenter.words, taken=terms)
+    builtin = find_terms(sentence, builtin_glossary(), segmenter.words, terms, whole_words=True)
     masked = mask(sentence, sorted((*terms, *builtin), key=lambda m: m.start))
     words = [g for token in segmenter.words(masked.text) for g in gloss_word(token, index) if g]
     text = " ".join(w for w in words if w.strip())

@@ -78,16 +78,19 @@ def _first_positions(text: str) -> dict[int, tuple[int, int]]:
 
 
 def _insertion_point(
-    translation: str, anchors: list[tuple[int, int, int, int]], source_at: int
+    translation: str, anchors: list[tuple[int, int, int, int]], lost: tuple[int, int]
 ) -> int:
-    """Where in `translation` a lost placeholder goes: between the kept placeholders that
-    surround it in the source, at the same relative place, snapped to a word boundary.
-    anchors: (source start, source end, output start, output end), sorted by source start,
-    from (0, 0, 0, 0) to the source's and the output's ends."""
-    after = next(k for k, a in enumerate(anchors) if a[0] >= source_at)
+    """Where in `translation` the lost placeholder at `lost` (its span in the source) goes:
+    between the kept placeholders that surround it in the source, at the same relative place,
+    snapped to a word boundary. anchors: (source start, source end, output start, output end),
+    sorted, from (0, 0, 0, 0) to the source's and the output's ends (before closing
+    punctuation)."""
+    after = next(k for k, a in enumerate(anchors) if a[0] >= lost[0])
     prev, nxt = anchors[max(after - 1, 0)], anchors[after]
     lo, hi = sorted((prev[3], nxt[2]))
-    share = (source_at - prev[1]) / max(nxt[0] - prev[1], 1)
+    # the placeholder's own length is not text around it: last in the sentence is share 1
+    room = nxt[0] - prev[1] - (lost[1] - lost[0])
+    share = min(max((lost[0] - prev[1]) / max(room, 1), 0.0), 1.0)
     target = lo + share * (hi - lo)
     boundaries = [lo, hi, *(i for i in range(lo, hi) if translation[i] == " ")]
     return min(boundaries, key=lambda i: (abs(i - target), i))
@@ -103,11 +106,12 @@ def unmask(translation: str, masked: Masked) -> tuple[str, tuple[int, ...]]:
     if lost:
         source = _first_positions(masked.text)
         end = _SENTENCE_END.search(translation).start()  # before closing punctuation
+        source_end = _SENTENCE_END.search(masked.text).start()
         anchors = sorted(
-            [(0, 0, 0, 0), (len(masked.text),) * 2 + (end, end)]
+            [(0, 0, 0, 0), (source_end, source_end, end, end)]
             + [(*source[i], *kept[i]) for i in kept if i in source and kept[i][1] <= end]
         )
-        points = [(_insertion_point(translation, anchors, source[i][0]), i) for i in lost]
+        points = [(_insertion_point(translation, anchors, source[i]), i) for i in lost]
         for point, i in sorted(points, reverse=True):
             rest = translation[point:]
             gap = "" if rest[:1] in ("", " ", *".,;:!?)") else " "  # no space before a comma

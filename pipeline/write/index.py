@@ -10,8 +10,9 @@ from pipeline import __version__
 from pipeline.write.escape import escape_inline
 
 
-def render_index(rows: list[dict]) -> str:
-    """rows: {md: relative .md path, title, title_en, sentences, removals, translator, source}."""
+def render_index(rows: list[dict], appendix: str = "") -> str:
+    """rows: {md: relative .md path, title, title_en, sentences, removals, translator, source};
+    appendix: further sections (the run's terms, write/terms.py)."""
     rows = sorted(rows, key=lambda r: r["source"])
     meta = {"title": "Documents", "generated_by": f"pipeline {__version__}", "documents": len(rows)}
     lines = [
@@ -28,4 +29,4 @@ def render_index(rows: list[dict]) -> str:
             f"| {link} | {escape_inline(r['title_en'] or '')} | {r['sentences']} "
             f"| {r['removals']} | {r['translator']} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + (f"\n{appendix}" if appendix else "")

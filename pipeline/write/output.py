@@ -89,6 +89,6 @@ def unchanged_row(file: InputFile, out_dir: Path, fingerprint: str) -> dict | No
     )
 
 
-def write_index(out_dir: Path, rows: list[dict]) -> None:
+def write_index(out_dir: Path, rows: list[dict], appendix: str = "") -> None:
     if rows:
-        write_atomic(out_dir / "index.md", render_index(rows))
+        write_atomic(out_dir / "index.md", render_index(rows, appendix))
