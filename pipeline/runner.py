@@ -156,7 +156,8 @@ def run(
                 pool.shutdown(wait=False, cancel_futures=True)
             remove_stale_temp_files(out_dir)
     done = [f for f in files if f.display in rows]
-    terms = write_term_table(out_dir, [out_dir / f"{f.out_stem}.json" for f in done])
+    json_files = [out_dir / f"{f.out_stem}.json" for f in done]
+    terms = write_term_table(out_dir, json_files) if done else ""
     write_index(out_dir, [rows[f.display] for f in done], terms)
     return report
 
