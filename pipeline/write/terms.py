@@ -142,10 +142,11 @@ def term_table(paths: list[Path]) -> list[TermRow]:
         for zh, row in rows.items()
         if len(row.documents) >= MIN_DOCUMENTS or row.count >= MIN_OCCURRENCES
     }
-    rendering = _renderer({zh for zh, row in listed.items() if not row.glossary})
+    rendering = None  # built on the first English: a run without translation loads no dictionary
     for _, s in _sentences(paths):
         if s.get("en") is None:
             continue
+        rendering = rendering or _renderer({zh for zh, r in listed.items() if not r.glossary})
         places = {term: at for term, _, at in reversed(list(_occurrences(s)))}  # first ones
         for term in places.keys() & listed.keys():
             row = listed[term]
