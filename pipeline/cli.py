@@ -159,6 +159,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="extra spam words, one per line (optional TAB weight); repeatable",
     )
+    run.add_argument(
+        "--glossary",
+        dest="glossary",
+        action="append",
+        metavar="FILE",
+        help="glossary, TSV or CSV: zh TAB en [TAB note] per line (a note `convert` pins a "
+        "Traditional phrase's Simplified form); Marian and the gloss obey it; repeatable",
+    )
     stages = cleaning_stages()
     run.add_argument(
         "--keep",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__
+from pipeline.glossary import Glossary, load_glossary, without_glossary
 from pipeline.segment import Segmenter, segmenter
 from pipeline.settings import FILE_LISTS, Settings, SettingsError
 
@@ -67,11 +68,19 @@ class Context:
         files = {
             key: tuple(read_word_file(p) for p in getattr(settings, key)) for key in FILE_LISTS
         }
-        return cls(settings, files)
+        ctx = cls(settings, files)
+        ctx.glossary  # noqa: B018 -- parsed now: a bad line is an error before any work
+        return ctx
 
     def texts(self, key: str) -> tuple[str, ...]:
         """The contents of the files of setting `key` (user_dicts, spam_words)."""
         return tuple(f.text for f in self.files.get(key, ()))
+
+    @property
+    def glossary(self) -> Glossary:
+        """The user's glossaries, merged (parsed once per process, by content)."""
+        files = self.files.get("glossary", ())
+        return load_glossary(tuple((f.path, f.text) for f in files))
 
     @property
     def segmenter(self) -> Segmenter:
@@ -86,5 +95,6 @@ class Context:
         settings = self.settings.affecting("text", "layout")
         for key in FILE_LISTS:
             settings[key] = [f.sha256 for f in self.files.get(key, ())]
-        parts = [__version__, packaged_data_digest(), settings, translator]
+        # The glossary counts by content, above; its file names in the description must not.
+        parts = [__version__, packaged_data_digest(), settings, without_glossary(translator)]
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]

@@ -15,9 +15,12 @@ from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pipeline.glossary import Match
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +169,7 @@ class Sentence:
     tokens: tuple[str, ...] = ()
     en: str | None = None
     flag: str | None = None
+    terms: tuple[Match, ...] = ()  # glossary terms in zh, with their English (terms stage)
 
 
 BLOCK_KINDS = ("heading", "paragraph", "item", "quote", "code", "cell")

@@ -91,6 +91,9 @@ class Settings:
     flavor: Flavor = _affects("layout", "common")
     user_dicts: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
     spam_words: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
+    # glossaries (pipeline/glossary.py): their terms are recorded per sentence and their
+    # conversion overrides change the Simplified text, so "text"; fingerprinted by content
+    glossary: tuple[str, ...] = _affects("text", ())
     keep: tuple[str, ...] = _affects("text", ())  # removal stages turned off
     spam: SpamThresholds = _affects("text", default_factory=SpamThresholds)
     jobs: Positive | None = _affects("runtime", None)  # None: every core this process may use
@@ -112,7 +115,8 @@ class Settings:
         }
 
 
-FILE_LISTS = ("user_dicts", "spam_words")  # paths in pipeline.toml are relative to the file
+# paths in pipeline.toml are relative to the file
+FILE_LISTS = ("user_dicts", "spam_words", "glossary")
 ADDITIVE = (*FILE_LISTS, "keep")  # a later layer adds to these lists instead of replacing them
 
 

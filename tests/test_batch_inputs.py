@@ -115,7 +115,7 @@ def test_one_bad_file_never_stops_the_batch(tmp_path, capsys, monkeypatch):
     assert "empty.txt: empty file" in err  # a warning, not a failure
     assert "5 failed" in err  # loop-a and loop-b both
     written = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert written == ["good.json", "good.md", "index.md"]
+    assert written == ["good.json", "good.md", "index.md", "terms.tsv"]
 
 
 def test_only_warnings_exit_0(tmp_path):
@@ -255,7 +255,7 @@ def test_parallel_jobs_give_the_same_output(tmp_path):
     assert run_cli(src, "-o", tmp_path / "two", "--translator", "none", "--jobs", "2", "-q") == 0
     one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.*"))
     two = sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*.*"))
-    assert one == two and len(one) == 13
+    assert one == two and len(one) == 14  # 6 × (.md, .json), index.md, terms.tsv
     for rel in one:
         assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "two" / rel).read_bytes()
 

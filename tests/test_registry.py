@@ -27,7 +27,7 @@ def _choices(option: str) -> list[str]:
 def test_stages_run_in_registered_order():
     names = [s.name for s in stages()]
     cleaning = ["normalize", "pinyin", "spam", "boilerplate", "classifier"]
-    assert names == [*cleaning, "split", "convert", "words"]
+    assert names == [*cleaning, "split", "convert", "words", "terms"]
     assert cleaning_stages() == tuple(cleaning)
 
 

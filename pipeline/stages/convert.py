@@ -5,6 +5,8 @@ the samples and the tests). `tw2s` gives mainland characters: 隨著 → 随着 
 while 顯著 stays 显著.
 `tw2sp` would also swap Taiwan vocabulary for mainland words, but it rewrites text that is
 already mainland usage (文字 → 文本), so it is not used.
+A glossary's conversion overrides (pipeline/glossary.py) are applied first: a pinned phrase
+(a name OpenCC over-converts, 乾貴士 → 干贵士) gets the user's Simplified form.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import opencc
 
 from pipeline.context import Context
 from pipeline.document import Document, Sentence, evolve
+from pipeline.glossary import convert_with
 from pipeline.registry import stage
 
 OPENCC_CONFIG = "tw2s"
@@ -37,7 +40,8 @@ def convert(doc: Document, ctx: Context) -> Document:
     # One OpenCC call for the whole document: the per-call cost dominates on short sentences.
     # Sentences never contain a newline and OpenCC's phrases never span one, so converting them
     # newline-joined is the same as converting each alone.
-    converted = iter(to_simplified("\n".join(s.zh for s in sentences)).split("\n"))
+    joined = "\n".join(s.zh for s in sentences)
+    converted = iter(convert_with(joined, ctx.glossary.conversions, to_simplified).split("\n"))
     blocks = []
     for block in doc.blocks:
         if not block.sentences:  # code

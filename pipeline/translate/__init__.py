@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.context import Context
+from pipeline.glossary import without_glossary
 from pipeline.registry import translator, translators
 from pipeline.settings import Settings
 from pipeline.text import has_han
@@ -88,7 +89,10 @@ def translate_all(
     known: dict[str, Translation] = {}
     cache = None
     if settings.use_cache and todo:
-        cache = TranslationCache(cache_dir(settings), describe(backend))
+        # A glossary keys each sentence by the terms found in it, not the cache as a whole:
+        # a new glossary line re-translates only the sentences that contain it.
+        key = getattr(backend, "cache_key", None) or str
+        cache = TranslationCache(cache_dir(settings), without_glossary(describe(backend)), key)
         known = {s: Translation(en, flag) for s, (en, flag) in cache.get_many(todo).items()}
     missing = [s for s in todo if s not in known]
     if todo:

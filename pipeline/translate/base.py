@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from pipeline.glossary import TermFinder
+
+if TYPE_CHECKING:
+    from pipeline.context import Context
 
 
 class TranslatorUnavailable(Exception):
@@ -13,7 +18,9 @@ class TranslatorUnavailable(Exception):
 @dataclass(frozen=True)
 class Translation:
     en: str
-    flag: str | None = None  # "suspect": empty or looping even after a greedy retry
+    # "suspect": empty or looping even after a greedy retry; "term_restored": the model lost a
+    # glossary term's placeholder, and its English was put back where it most likely belongs
+    flag: str | None = None
 
 
 class Translator(Protocol):
@@ -31,3 +38,12 @@ class Translator(Protocol):
     def translate(self, sentences: list[str]) -> list[Translation]:
         """English for each sentence, same length and order."""
         ...
+
+    # Optional: `cache_key(sentence) -> str`, what the cache keys a sentence by when more than
+    # the sentence decides its English (the glossary terms found in it).
+
+
+def term_finder(ctx: Context) -> TermFinder:
+    """The user's glossary as a translator sees it; jieba is asked only when a one-character
+    term needs a word boundary."""
+    return TermFinder(ctx.glossary, lambda text: ctx.segmenter.words(text))

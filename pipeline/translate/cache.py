@@ -1,8 +1,8 @@
 """Persistent translation cache (SQLite, WAL): a re-run over unchanged input calls no model.
 
-Keyed by backend, model id + revision, generation settings and the source sentence, so a new
-model or new settings never reuse old English. WAL mode and a busy timeout make two runs at
-once safe.
+Keyed by backend, model id + revision, generation settings and the source sentence (with the
+glossary terms found in it), so a new model, new settings or a new glossary English never reuse
+old English. WAL mode and a busy timeout make two runs at once safe.
 """
 
 from __future__ import annotations
@@ -10,16 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 DEFAULT_TIMEOUT_S = 30.0
 
 
 class TranslationCache:
-    def __init__(self, directory: Path, namespace: dict):
+    def __init__(self, directory: Path, namespace: dict, key: Callable[[str], str] = str):
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / "translations.sqlite3"
         self._namespace = json.dumps(namespace, sort_keys=True, ensure_ascii=False)
+        self._source_key = key  # what besides the namespace decides a sentence's English
         self._db = sqlite3.connect(self.path, timeout=DEFAULT_TIMEOUT_S, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -29,6 +31,7 @@ class TranslationCache:
         )
 
     def _key(self, source: str) -> str:
+        source = self._source_key(source)
         return hashlib.sha256(f"{self._namespace}\x00{source}".encode()).hexdigest()
 
     def get_many(self, sources: list[str]) -> dict[str, tuple[str, str | None]]:

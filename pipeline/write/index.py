@@ -21,8 +21,9 @@ MOST_REMOVED = 15  # lines shown in "removed most often"
 REMOVED_TEXT_CHARS = 80
 
 
-def render_index(documents: list[tuple[str, dict]]) -> str:
-    """documents: (Markdown path relative to the index, the document's JSON)."""
+def render_index(documents: list[tuple[str, dict]], appendix: str = "") -> str:
+    """documents: (Markdown path relative to the index, the document's JSON); appendix:
+    further sections (the terms, write/terms.py)."""
     rows = sorted((_row(md, data) for md, data in documents), key=lambda r: r["source"])
     meta = {"title": "Documents", "pipeline": {"generated_by": f"pipeline {__version__}"}}
     meta["pipeline"]["documents"] = len(rows)
@@ -41,7 +42,7 @@ def render_index(documents: list[tuple[str, dict]]) -> str:
             f"| {r['removals']} | {escape_inline(r['translator'] or '')} |"
         )
     lines += ["", *cleaning_summary([data for _, data in documents])]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n" + (f"\n{appendix}" if appendix else "")
 
 
 def _audited(data: dict) -> list[dict]:

@@ -41,6 +41,8 @@ def _sentence(s: Sentence) -> dict:
         "tokens": list(s.tokens),
         "en": s.en,
     }
+    if s.terms:  # absent when the sentence has no glossary term
+        out["terms"] = [{"zh": t.zh, "en": t.en, "start": t.start, "end": t.end} for t in s.terms]
     if s.flag:
         out["flag"] = s.flag
     return out

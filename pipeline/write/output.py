@@ -20,6 +20,7 @@ from pipeline.write.files import write_atomic
 from pipeline.write.index import render_index
 from pipeline.write.json_doc import json_chunks
 from pipeline.write.markdown import render_markdown
+from pipeline.write.terms import write_term_table
 
 DOCUMENT_SCHEMA = "pipeline/document@"
 
@@ -83,6 +84,8 @@ def index_name(flavor: str) -> str:
 
 
 def write_index(out_dir: Path, flavor: str = "common") -> None:
+    """`index.md` and `terms.tsv` for every document in the folder."""
     documents = folder_documents(out_dir)
     if documents:
-        write_atomic(out_dir / index_name(flavor), render_index(documents))
+        terms = write_term_table(out_dir, [data for _, data in documents])
+        write_atomic(out_dir / index_name(flavor), render_index(documents, terms))
