@@ -2,12 +2,15 @@
 """Score the cleaner on the labeled real pages (corpus/), split by split, with the scorer the
 hidden sets use (../shared/eval/score_clean.py).
 
-usage: python tools/eval_cleaner.py [--splits train,dev,test] [--keep STAGE ...] [--scorer PATH]
+usage: python tools/eval_cleaner.py [--splits train,dev,test,holdout] [--keep STAGE ...]
+                                    [--scorer PATH]
 
 The page texts live in corpus/pages/ (git-ignored; corpus/DATA_CARD.md says how to fetch them
 again); labels in corpus/labels/*.jsonl; the split in corpus/splits.json. For each split this
 builds corpus/build/<split>/ (links to the pages + the split's labels), runs
 `python -m pipeline run` on it with `--translator none`, and prints the scorer's summary.
+The split `holdout` is corpus/holdout/*.jsonl: pages kept for scoring only (never tuned on,
+never trained on; corpus/holdout/README.md).
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ CORPUS = ROOT / "corpus"
 DEFAULT_SCORER = ROOT.parent / "shared" / "eval" / "score_clean.py"
 
 
-def labels() -> dict[str, dict]:
+def labels(folder: str = "labels") -> dict[str, dict]:
     out = {}
-    for path in sorted((CORPUS / "labels").glob("*.jsonl")):
+    for path in sorted((CORPUS / folder).glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
@@ -55,7 +58,9 @@ def main() -> int:
     parser.add_argument("--scorer", type=Path, default=DEFAULT_SCORER)
     args = parser.parse_args()
     splits = json.loads((CORPUS / "splits.json").read_text(encoding="utf-8"))
-    all_labels = labels()
+    holdout = labels("holdout")
+    splits["holdout"] = sorted(holdout)
+    all_labels = {**labels(), **holdout}
     for name in args.splits.split(","):
         folder = build_split(name, splits[name], all_labels)
         out = folder / "out"
