@@ -18,9 +18,12 @@ from pipeline import __version__
 from pipeline.context import Context
 from pipeline.registry import cleaning_stages, translators
 from pipeline.settings import (
+    DEVICES,
     ENGINES,
+    EXECUTORS,
     FLAVORS,
     LAYOUTS,
+    OUTPUT_FORMATS,
     Settings,
     SettingsError,
     build_settings,
@@ -181,6 +184,42 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="settings file (default: ./pipeline.toml if present)",
     )
+    data = run.add_argument_group("datasets (JSONL, JSONL.gz, Parquet inputs; dataset outputs)")
+    data.add_argument(
+        "--format",
+        choices=OUTPUT_FORMATS,
+        help="output: md (Markdown + JSON per document; the default for files), jsonl or "
+        "parquet (one record per document, sharded; the default for a dataset is its own format)",
+    )
+    data.add_argument("--text-field", metavar="NAME", help="a record's text field (default: text)")
+    data.add_argument(
+        "--id-field", metavar="NAME", help="a record's id field (default: its number)"
+    )
+    data.add_argument("--title-field", metavar="NAME", help="a record's title field, if any")
+    data.add_argument(
+        "--shard-size", type=_positive, metavar="N", help="records per output shard (default 1000)"
+    )
+    scale = run.add_argument_group("scale")
+    scale.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        help="local (default: worker processes on this machine) or ray (Ray Data; pip install "
+        "'.[ray]')",
+    )
+    scale.add_argument(
+        "--ray-address", metavar="ADDR", help="a Ray cluster to join (default: start a local one)"
+    )
+    scale.add_argument(
+        "--actors",
+        type=_positive,
+        metavar="N",
+        help="with --executor ray: translation actors, one model each (default 1)",
+    )
+    scale.add_argument(
+        "--device",
+        choices=DEVICES,
+        help="where Marian runs: auto (default: CUDA when a GPU is visible), cpu or cuda",
+    )
     run.add_argument(
         "--jobs",
         type=_positive,
@@ -277,12 +316,13 @@ def main(argv: list[str] | None = None) -> int:
     if problem := check_output_dir(args.output):
         parser.error(problem)
 
-    from pipeline.runner import run  # imported late so --help stays fast
+    from pipeline.ray_executor import RayUnavailable  # imported late so --help stays fast
+    from pipeline.runner import run
 
     try:
         translator = select_translator(ctx)
         report = run(args.inputs, args.output, ctx, translator)
-    except TranslatorUnavailable as exc:
+    except (TranslatorUnavailable, RayUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # before the run started (loading the model)

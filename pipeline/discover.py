@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from glob import glob
 from pathlib import Path
 
+from pipeline.datasets import is_dataset
 from pipeline.read import HTML_SUFFIXES, MARKDOWN_SUFFIXES
 
 INPUT_SUFFIXES = (".txt", *MARKDOWN_SUFFIXES, *HTML_SUFFIXES)
+
+
+def is_input(path: Path) -> bool:
+    """A document (text, Markdown, HTML) or a dataset of them (JSONL, Parquet)."""
+    return path.suffix.lower() in INPUT_SUFFIXES or is_dataset(path)
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,7 @@ def _walk(directory: Path, exclude: Path | None) -> Iterator[Path]:
     for root, dirs, files in os.walk(directory, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not _inside(Path(root) / d, exclude))
         for name in sorted(files):
-            if Path(name).suffix.lower() in INPUT_SUFFIXES:
+            if is_input(Path(name)):
                 yield Path(root) / name
 
 
@@ -63,7 +69,7 @@ def discover(
             paths.append(inp)
         elif any(c in str(inp) for c in "*?["):
             matches = sorted(Path(p) for p in glob(str(inp), recursive=True))
-            files = [p for p in matches if p.is_file() and p.suffix.lower() in INPUT_SUFFIXES]
+            files = [p for p in matches if p.is_file() and is_input(p)]
             files = [p for p in files if not _inside(p, exclude)]
             if not files:
                 problems.append((str(inp), "no input files match this pattern"))

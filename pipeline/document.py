@@ -273,7 +273,6 @@ class Document:
             return self
         return self.replace(edits=merge_edits(self.original, self.edits, self.view, stage, changes))
 
-
     def _protected_view_spans(self) -> list[tuple[int, int]]:
         view = self.view
         return [

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from pipeline.context import Context
+from pipeline.datasets import Record, record_document
 from pipeline.discover import InputFile
 from pipeline.document import Document
 from pipeline.read import EmptyInput, InputError, read_document
@@ -76,7 +77,7 @@ def _cyclic_gc_paused() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Prepared:
-    file: InputFile
+    name: str  # how messages name the document: the file as given, or dataset#record
     doc: Document | None = None
     error: str | None = None
     warning: str | None = None
@@ -84,19 +85,36 @@ class Prepared:
 
 def prepare_file(file: InputFile, ctx: Context) -> Prepared:
     """Read and prepare one file; every problem becomes a message, never an exception."""
+    return _guarded(
+        file.display, lambda: read_document(file.path, file.relative or file.display), ctx
+    )
+
+
+def prepare_record(record: Record, dataset: str, ctx: Context) -> Prepared:
+    """Prepare one dataset record, as `prepare_file` does a file."""
+
+    def load() -> Document:
+        if not record.text.strip():
+            raise EmptyInput("empty text")
+        return record_document(record, dataset)
+
+    return _guarded(f"{dataset}#{record.key}", load, ctx)
+
+
+def _guarded(name: str, load: Callable[[], Document], ctx: Context) -> Prepared:
     try:
-        doc = prepare(read_document(file.path, file.relative or file.display), ctx)
+        doc = prepare(load(), ctx)
         warnings = [w for w in (_decoding_warning(doc), _emptied_warning(doc)) if w]
-        return Prepared(file, doc, warning="; ".join(warnings) or None)
+        return Prepared(name, doc, warning="; ".join(warnings) or None)
     except EmptyInput as exc:
-        return Prepared(file, warning=str(exc))
+        return Prepared(name, warning=str(exc))
     except InputError as exc:
-        return Prepared(file, error=str(exc))
+        return Prepared(name, error=str(exc))
     except RecursionError:
-        return Prepared(file, error="too deeply nested to process")
-    except Exception as exc:  # a bug must not stop the batch; report it with the file
-        log.debug("failure preparing %s", file.display, exc_info=True)
-        return Prepared(file, error=f"internal error: {type(exc).__name__}: {exc}")
+        return Prepared(name, error="too deeply nested to process")
+    except Exception as exc:  # a bug must not stop the batch; report it with the document
+        log.debug("failure preparing %s", name, exc_info=True)
+        return Prepared(name, error=f"internal error: {type(exc).__name__}: {exc}")
 
 
 def _emptied_warning(doc: Document) -> str | None:

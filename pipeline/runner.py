@@ -1,16 +1,24 @@
 """The runner: find inputs, prepare documents through the stages, translate them in batches,
 write their outputs, and report what failed. Stages know nothing of files; this does.
 
+Inputs are files (text, Markdown, HTML) and datasets (JSONL, Parquet: a record is a document).
 A run goes group by group (a few documents at a time): prepare the group (in worker processes
-with --jobs > 1), translate all of its sentences in one batched call, write its files. A killed
-or interrupted run therefore keeps every finished group, and the next run skips documents whose
-input and fingerprint are unchanged (`--force` redoes them).
+with --jobs > 1), translate all of its sentences in one batched call, write its outputs —
+Markdown + JSON per document, or for dataset output one shard per `--shard-size` inputs. A
+killed or interrupted run therefore keeps every finished group or shard, and the next run skips
+documents (shards) whose input and fingerprint are unchanged (`--force` redoes them). Datasets
+are streamed: one shard's records are in memory at a time.
+
+This is the local executor; pipeline/ray_executor.py runs the same steps on Ray Data.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import logging
 import multiprocessing
+import re
 import signal
 import sys
 from collections.abc import Iterator
@@ -19,14 +27,27 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline import __version__
 from pipeline.context import Context
+from pipeline.datasets import (
+    Fields,
+    Record,
+    RecordError,
+    dataset_format,
+    dataset_stem,
+    is_dataset,
+    iter_records,
+    record_document,
+)
 from pipeline.discover import InputFile, discover
 from pipeline.document import Document, evolve
-from pipeline.prepare import Prepared, prepare_file
+from pipeline.prepare import Prepared, prepare_file, prepare_record
+from pipeline.ray_executor import RayBatches
 from pipeline.translate import Translator, describe, translate_all
 from pipeline.translate.engines import available_cores
 from pipeline.write.files import remove_stale_temp_files
 from pipeline.write.output import is_unchanged, write_document, write_index
+from pipeline.write.records import ShardSink, document_record, records_digest
 
 log = logging.getLogger(__name__)
 
@@ -69,19 +90,6 @@ def translate_documents(
     return [translated.get(id(d), d) for d in docs]
 
 
-def _groups(items: list[InputFile], size: int) -> Iterator[list[InputFile]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-def _progress(total: int, desc: str):
-    if sys.stderr.isatty() and log.getEffectiveLevel() <= logging.INFO and total > 1:
-        from tqdm import tqdm
-
-        return tqdm(total=total, desc=desc, unit="doc", leave=False)
-    return None
-
-
 def _ignore_interrupts() -> None:
     # Ctrl-C reaches the whole process group: the main process handles it, workers stay quiet.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -95,8 +103,209 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts)
 
 
-def _prepare_one(args: tuple[InputFile, Context]) -> Prepared:
-    return prepare_file(*args)
+Item = InputFile | tuple[Record, str]  # a file, or a dataset record with its dataset's name
+
+
+def prepare_item(item: Item, ctx: Context) -> Prepared:
+    if isinstance(item, InputFile):
+        return prepare_file(item, ctx)
+    return prepare_record(*item, ctx)
+
+
+def _prepare_one(args: tuple[Item, Context]) -> Prepared:
+    return prepare_item(*args)
+
+
+class _Batches:
+    """Prepares and translates documents a group at a time: the text stages in worker
+    processes (started on first need), then one batched translation call per group."""
+
+    def __init__(self, ctx: Context, translator: Translator | None, stack: ExitStack):
+        self.ctx = ctx
+        self.translator = translator
+        self.stack = stack
+        self.jobs = ctx.settings.jobs or available_cores()
+        self.pool: ProcessPoolExecutor | None = None
+        self.progress = None
+
+    def group_size(self) -> int:
+        return max(8, 4 * self.jobs)
+
+    def process(self, items: list[Item], report: RunReport) -> list[Prepared]:
+        """The prepared (and translated) documents of `items`; failures and warnings go to
+        the report."""
+        if self.pool is None and self.jobs > 1 and len(items) >= 4:
+            self.pool = self.stack.enter_context(_pool(self.jobs))
+        if self.pool:
+            size = max(1, len(items) // (4 * self.jobs))
+            results = list(
+                self.pool.map(_prepare_one, [(i, self.ctx) for i in items], chunksize=size)
+            )
+        else:
+            results = [prepare_item(i, self.ctx) for i in items]
+        ready = _sort_results(results, report, self.progress)
+        if self.translator and ready:
+            docs = translate_documents([r.doc for r in ready], self.translator, self.ctx)
+            ready = [dataclasses.replace(r, doc=d) for r, d in zip(ready, docs, strict=True)]
+        return ready
+
+    def shutdown(self) -> None:
+        if self.pool:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class _Run:
+    out_dir: Path
+    ctx: Context
+    description: dict
+    fingerprint: str
+    batches: _Batches | RayBatches
+    report: RunReport
+
+    @property
+    def settings(self):
+        return self.ctx.settings
+
+    def markdown_files(self, files: list[InputFile]) -> None:
+        todo = []
+        for f in files:
+            digest = _file_sha256(f.path)
+            if (
+                not self.settings.force
+                and digest
+                and is_unchanged(f.out_stem, digest, self.out_dir, self.fingerprint)
+            ):
+                self.report.skipped.append(f.display)
+            else:
+                todo.append(f)
+        if self.report.skipped:
+            log.info(
+                "%d document(s) unchanged since the last run, skipped", len(self.report.skipped)
+            )
+        self.batches.progress = _progress(len(todo), "documents")
+        stems = {f.display: f.out_stem for f in todo}
+        try:
+            for group in _groups(todo, self.batches.group_size()):
+                for r in self.batches.process(group, self.report):
+                    self._write_markdown(r, stems[r.name])
+        finally:
+            if self.batches.progress:
+                self.batches.progress.close()
+
+    def markdown_records(self, dataset: InputFile, chunks: Iterator[_Chunk]) -> None:
+        folder = dataset.out_stem.parent / dataset_stem(dataset.path)
+        names = _RecordNames()
+        for chunk in chunks:
+            todo = []
+            for record in chunk.records:
+                stem = folder / names.next(record.key)
+                sha = record_document(record, chunk.dataset).source.sha256
+                if not self.settings.force and is_unchanged(
+                    stem, sha, self.out_dir, self.fingerprint
+                ):
+                    self.report.skipped.append(f"{chunk.dataset}#{record.key}")
+                else:
+                    todo.append(((record, chunk.dataset), stem))
+            stems = {f"{chunk.dataset}#{item[0].key}": stem for item, stem in todo}
+            for r in self.batches.process([item for item, _ in todo], self.report):
+                self._write_markdown(r, stems[r.name])
+
+    def _write_markdown(self, r: Prepared, stem: Path) -> None:
+        write_document(r.doc, stem, self.out_dir, self.description, self.fingerprint, self.settings)
+        self.report.written.append(r.name)
+        log.debug("wrote %s", r.name)
+
+    def shards(self, folder: Path, fmt: str, chunks: Iterator[_Chunk]) -> None:
+        """Dataset output: each chunk of input becomes one shard, skipped when the manifest
+        says it was made from the same records with the same fingerprint."""
+        sink = ShardSink(folder, fmt, self.fingerprint)
+        meta = {"version": __version__, "fingerprint": self.fingerprint}
+        count = 0
+        for number, chunk in enumerate(chunks):
+            count = number + 1
+            names = [name for name, _ in chunk.keys]
+            if not self.settings.force and sink.done(number, chunk.digest):
+                self.report.skipped += names
+                continue
+            key_of = dict(chunk.keys)
+            ready = self.batches.process(chunk.items, self.report)
+            records = [
+                document_record(r.doc, key_of[r.name], self.description, meta) for r in ready
+            ]
+            sink.write(number, chunk.digest, records)
+            self.report.written += [r.name for r in ready]
+            log.info("%s: shard %d written (%d records)", folder.name, number, len(records))
+        sink.finish(count)
+
+
+@dataclass
+class _Chunk:
+    """Up to --shard-size inputs: their items, (message name, record id) pairs, and a digest
+    of what they hold."""
+
+    items: list[Item]
+    keys: list[tuple[str, str]]
+    digest: str
+    dataset: str = ""
+    records: list[Record] = dataclasses.field(default_factory=list)
+
+
+def _file_chunks(files: list[InputFile], size: int) -> Iterator[_Chunk]:
+    for group in _groups(files, size):
+        parts = [(f.relative or f.display, _file_sha256(f.path) or "", None) for f in group]
+        keys = [(f.display, f.relative or f.display) for f in group]
+        yield _Chunk(list(group), keys, records_digest(parts))
+
+
+def _record_chunks(dataset: InputFile, settings, report: RunReport) -> Iterator[_Chunk]:
+    fields = Fields(settings.text_field, settings.id_field, settings.title_field)
+    name = dataset_stem(dataset.path)
+    chunk: list[Record] = []
+
+    def flush() -> _Chunk:
+        parts = [(r.key, r.text, r.title) for r in chunk]
+        keys = [(f"{name}#{r.key}", r.key) for r in chunk]
+        return _Chunk([(r, name) for r in chunk], keys, records_digest(parts), name, list(chunk))
+
+    try:
+        for record in iter_records(dataset.path, fields):
+            if isinstance(record, RecordError):
+                where = f"{dataset.display} record {record.number}"
+                report.failed.append((where, record.problem))
+                log.error("%s: %s", where, record.problem)
+                continue
+            chunk.append(record)
+            if len(chunk) >= settings.shard_size:
+                yield flush()
+                chunk = []
+    except (OSError, ValueError) as exc:  # an unreadable or truncated file
+        report.failed.append((dataset.display, f"cannot read the dataset: {exc}"))
+        log.error("%s: cannot read the dataset: %s", dataset.display, exc)
+    if chunk:
+        yield flush()
+
+
+class _RecordNames:
+    """File names for records written as Markdown: the id made safe, unique in the folder."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def next(self, key: str) -> str:
+        base = re.sub(r"[^\w.-]+", "_", key).strip("._")[:100] or "record"
+        name, n = base, 2
+        while name.lower() in self.taken:
+            name, n = f"{base}-{n}", n + 1
+        self.taken.add(name.lower())
+        return name
+
+
+def _file_sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def run(
@@ -112,47 +321,52 @@ def run(
         log.info("removed %d temporary file(s) left by an interrupted run", removed)
     files, problems = discover(inputs, exclude=out_dir)
     report.failed.extend(problems)
+    datasets = [f for f in files if is_dataset(f.path)]
+    documents = [f for f in files if not is_dataset(f.path)]
     description = describe(translator)
-    fingerprint = ctx.fingerprint(description)
-
-    todo = []
-    for f in files:
-        if not ctx.settings.force and is_unchanged(f, out_dir, fingerprint):
-            report.skipped.append(f.display)
-        else:
-            todo.append(f)
-    if report.skipped:
-        log.info("%d document(s) unchanged since the last run, skipped", len(report.skipped))
-
-    jobs = ctx.settings.jobs or available_cores()
+    settings = ctx.settings
     with ExitStack() as stack:
-        pool = None
-        if jobs > 1 and len(todo) >= 4:
-            pool = stack.enter_context(_pool(jobs))
-        progress = _progress(len(todo), "documents")
-        if progress:
-            stack.callback(progress.close)
+        batches: _Batches | RayBatches
+        if settings.executor == "ray":
+            batches = RayBatches(ctx, translate=translator is not None)
+            stack.callback(batches.shutdown)
+            description = batches.describe() or description
+        else:
+            batches = _Batches(ctx, translator, stack)
+        this = _Run(out_dir, ctx, description, ctx.fingerprint(description), batches, report)
         try:
-            for group in _groups(todo, max(8, 4 * jobs)):
-                if pool:
-                    results = list(pool.map(_prepare_one, [(f, ctx) for f in group]))
+            if documents and (settings.format or "md") == "md":
+                this.markdown_files(documents)
+            elif documents:
+                chunks = _file_chunks(documents, settings.shard_size)
+                this.shards(out_dir / "documents", settings.format, chunks)
+            for dataset in datasets:
+                fmt = settings.format or dataset_format(dataset.path)
+                chunks = _record_chunks(dataset, settings, report)
+                if fmt == "md":
+                    this.markdown_records(dataset, chunks)
                 else:
-                    results = [prepare_file(f, ctx) for f in group]
-                ready = _sort_results(results, report, progress)
-                docs = [r.doc for r in ready]
-                if translator and docs:
-                    docs = translate_documents(docs, translator, ctx)
-                for r, doc in zip(ready, docs, strict=True):
-                    write_document(doc, r.file, out_dir, description, fingerprint, ctx.settings)
-                    report.written.append(r.file.display)
-                    log.debug("wrote %s", r.file.display)
+                    folder = out_dir / dataset.out_stem.parent / dataset_stem(dataset.path)
+                    this.shards(folder, fmt, chunks)
         except KeyboardInterrupt:
             report.interrupted = True
-            if pool:
-                pool.shutdown(wait=False, cancel_futures=True)
+            batches.shutdown()
             remove_stale_temp_files(out_dir)
-    write_index(out_dir, ctx.settings.flavor)
+    write_index(out_dir, settings.flavor)
     return report
+
+
+def _groups(items: list, size: int) -> Iterator[list]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _progress(total: int, desc: str):
+    if sys.stderr.isatty() and log.getEffectiveLevel() <= logging.INFO and total > 1:
+        from tqdm import tqdm
+
+        return tqdm(total=total, desc=desc, unit="doc", leave=False)
+    return None
 
 
 def _sort_results(results: list[Prepared], report: RunReport, progress) -> list[Prepared]:
@@ -160,18 +374,18 @@ def _sort_results(results: list[Prepared], report: RunReport, progress) -> list[
     ready = []
     for r in results:
         if r.error:
-            report.failed.append((r.file.display, r.error))
-            log.error("%s: %s", r.file.display, r.error)
+            report.failed.append((r.name, r.error))
+            log.error("%s: %s", r.name, r.error)
         elif r.doc is None:
-            report.warnings.append((r.file.display, r.warning or "nothing to write"))
-            log.warning("%s: %s (nothing written)", r.file.display, r.warning)
+            report.warnings.append((r.name, r.warning or "nothing to write"))
+            log.warning("%s: %s (nothing written)", r.name, r.warning)
         else:
             if r.warning:
-                report.warnings.append((r.file.display, r.warning))
-                log.warning("%s: %s", r.file.display, r.warning)
+                report.warnings.append((r.name, r.warning))
+                log.warning("%s: %s", r.name, r.warning)
             ready.append(r)
             if not progress:
-                log.info("prepared: %s", r.file.display)
+                log.info("prepared: %s", r.name)
     if progress:
         progress.update(len(results))
     return ready

@@ -22,9 +22,15 @@ Positive = Annotated[int, msgspec.Meta(ge=1)]
 Share = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 Layout = Literal["paragraph", "sentence", "table", "translation", "english_first"]
 Flavor = Literal["common", "hugo"]
+OutputFormat = Literal["md", "jsonl", "parquet"]
+Executor = Literal["local", "ray"]
+Device = Literal["auto", "cpu", "cuda"]
 Engine = Literal["auto", "ctranslate2", "transformers"]
 LAYOUTS: tuple[str, ...] = get_args(Layout)
 FLAVORS: tuple[str, ...] = get_args(Flavor)
+OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)
+EXECUTORS: tuple[str, ...] = get_args(Executor)
+DEVICES: tuple[str, ...] = get_args(Device)
 ENGINES: tuple[str, ...] = get_args(Engine)
 
 
@@ -96,6 +102,17 @@ class Settings:
     glossary: tuple[str, ...] = _affects("text", ())
     keep: tuple[str, ...] = _affects("text", ())  # removal stages turned off
     spam: SpamThresholds = _affects("text", default_factory=SpamThresholds)
+    # datasets (JSONL, Parquet): which fields hold a record's text, id and title
+    text_field: str = _affects("text", "text")
+    id_field: str | None = _affects("text", None)
+    title_field: str | None = _affects("text", None)
+    # None: md for files, a dataset's own format for a dataset
+    format: OutputFormat | None = _affects("layout", None)
+    shard_size: Positive = _affects("layout", 1000)  # records per output shard
+    executor: Executor = _affects("runtime", "local")
+    ray_address: str | None = _affects("runtime", None)  # None: start a local Ray
+    actors: Positive | None = _affects("runtime", None)  # Ray translation actors (None: 1)
+    device: Device = _affects("runtime", "auto")  # the translator says what it ran on
     jobs: Positive | None = _affects("runtime", None)  # None: every core this process may use
     cache_dir: str | None = _affects("runtime", None)
     use_cache: bool = _affects("runtime", True)

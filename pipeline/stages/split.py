@@ -111,7 +111,7 @@ def split(doc: Document, ctx: Context) -> Document:
         zh = doc.original[block.start : block.end] if block.kind == "code" else text[a:b]
         blocks.append(evolve(block, id=bid, start=start, end=end, zh=zh, sentences=sentences))
     if not doc.outline:
-        blocks = plain_text_headings(blocks)
+        blocks = plain_text_headings(blocks, doc.title)
     return doc.replace(blocks=tuple(blocks))
 
 
@@ -137,16 +137,17 @@ _NOT_HEADING_END = "。！？!?；;，,、：:…—-"  # a line ending so is a 
 _BYLINE = re.compile(r"[：:|｜]|\d{4}[-/年.]\d{1,2}")
 
 
-def plain_text_headings(blocks: list[Block]) -> list[Block]:
+def plain_text_headings(blocks: list[Block], title: str | None = None) -> list[Block]:
     """Headings in plain text: short lines of words, not sentences, followed by prose.
 
-    The first line is the title (level 1) when it reads like one; later heading-like lines are
-    level 2. A line with a colon or a date is a byline or a label, not a heading.
+    The first line is the title (level 1) when it reads like one, or when it is the title the
+    reader was given (a dataset record's title field); later heading-like lines are level 2. A
+    line with a colon or a date is a byline or a label, not a heading.
     """
     out = list(blocks)
     for i, block in enumerate(blocks):
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
-        if i == 0 and _title_like(block.zh):
+        if i == 0 and (_title_like(block.zh) or block.zh == title):
             out[i] = evolve(block, kind="heading", level=1)
         elif nxt is not None and _heading_like(block.zh) and _prose(nxt.zh, len(block.zh)):
             out[i] = evolve(block, kind="heading", level=2)

@@ -60,12 +60,43 @@ def _generation_config(path: Path) -> dict:
         return {}
 
 
+def cuda_devices() -> int:
+    """How many CUDA devices are visible (asked of CTranslate2, else torch; 0 without either)."""
+    try:
+        import ctranslate2
+
+        return ctranslate2.get_cuda_device_count()
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except ImportError:
+        return 0
+
+
+def resolve_device(requested: str, visible: int | None = None) -> str:
+    """`auto` → `cuda` when a GPU is visible, else `cpu`; `cuda` without one is an error."""
+    visible = cuda_devices() if visible is None else visible
+    if requested == "cuda" and visible == 0:
+        raise TranslatorUnavailable("--device cuda: no CUDA device is visible to this process")
+    if requested == "auto":
+        return "cuda" if visible > 0 else "cpu"
+    return requested
+
+
+# On a GPU: int8 weights with fp16 compute (CTranslate2), fp16 (torch).
+GPU_COMPUTE_TYPE = {"ctranslate2": "int8_float16", "transformers": "fp16"}
+
+
 class TransformersEngine:
-    """MarianMTModel.generate in torch, fp32 (optionally dynamic int8 on nn.Linear)."""
+    """MarianMTModel.generate in torch, fp32 (optionally dynamic int8 on nn.Linear), or fp16 on
+    a GPU."""
 
     name = "transformers"
 
-    def __init__(self, path: Path, quantize: bool = False):
+    def __init__(self, path: Path, quantize: bool = False, device: str = "cpu"):
         import torch
         from transformers import MarianMTModel, MarianTokenizer
         from transformers.utils import logging as hf_logging
@@ -78,7 +109,11 @@ class TransformersEngine:
             self.model = MarianMTModel.from_pretrained(path).eval()
         except Exception as exc:
             raise TranslatorUnavailable(f"cannot load Marian model from {path}: {exc}") from exc
-        if quantize:
+        self.device = device
+        if device == "cuda":
+            self.model = self.model.half().to("cuda")
+            quantize = False  # dynamic int8 is a CPU kernel
+        elif quantize:
             self.model = torch.ao.quantization.quantize_dynamic(
                 self.model, {torch.nn.Linear}, dtype=torch.qint8
             )
@@ -87,7 +122,11 @@ class TransformersEngine:
         self.default_beams = self.model.generation_config.num_beams or 1
 
     def describe(self) -> dict:
-        return {"engine": self.name, "compute_type": "int8-dynamic" if self.quantized else "fp32"}
+        if self.device == "cuda":
+            compute_type = GPU_COMPUTE_TYPE[self.name]
+        else:
+            compute_type = "int8-dynamic" if self.quantized else "fp32"
+        return {"engine": self.name, "device": self.device, "compute_type": compute_type}
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text).input_ids)
@@ -95,7 +134,7 @@ class TransformersEngine:
     def _generate(self, texts: list[str], beams: int, cap: Callable[[int], int], greedy: bool):
         import torch
 
-        inputs = self.tokenizer(texts, return_tensors="pt", padding=True)
+        inputs = self.tokenizer(texts, return_tensors="pt", padding=True).to(self.device)
         kwargs = {"max_new_tokens": cap(int(inputs["input_ids"].shape[1]))}
         if greedy:
             kwargs.update(num_beams=1, do_sample=False, no_repeat_ngram_size=3)
@@ -158,6 +197,7 @@ class CTranslate2Engine:
         compute_type: str = "int8",
         inter_threads: int | None = None,
         intra_threads: int | None = None,
+        device: str = "cpu",
     ):
         try:
             import ctranslate2
@@ -175,11 +215,12 @@ class CTranslate2Engine:
         # Two batches in flight, one thread each, beat one batch on two threads (bench/).
         self.inter_threads = inter_threads or max(1, cores)
         self.intra_threads = intra_threads or max(1, cores // self.inter_threads)
-        self.compute_type = compute_type
+        self.device = device
+        self.compute_type = GPU_COMPUTE_TYPE[self.name] if device == "cuda" else compute_type
         self.translator = ctranslate2.Translator(
             str(converted),
-            device="cpu",
-            compute_type=compute_type,
+            device=device,
+            compute_type=self.compute_type,
             inter_threads=self.inter_threads,
             intra_threads=self.intra_threads,
         )
@@ -193,7 +234,7 @@ class CTranslate2Engine:
     def describe(self) -> dict:
         # Thread counts change speed, not output: they stay out of the cache key and the
         # fingerprint (another machine must hit the same cache entries).
-        return {"engine": self.name, "compute_type": self.compute_type}
+        return {"engine": self.name, "device": self.device, "compute_type": self.compute_type}
 
     def tokens(self, text: str) -> list[str]:
         # as MarianTokenizer: sentencepiece pieces, then the end-of-sentence token
@@ -251,15 +292,18 @@ def load_engine(
     revision: str | None,
     compute_type: str = "int8",
     threads: tuple[int, int] | None = None,
+    device: str = "auto",
 ) -> Engine:
     """The engine `name`; `auto` is CTranslate2 when installed and convertible, else torch.
-    `threads` = (inter, intra) for CTranslate2 (default: one batch per core)."""
+    `threads` = (inter, intra) for CTranslate2 (default: one batch per core); `device`:
+    auto, cpu or cuda (resolve_device)."""
+    device = resolve_device(device)
     if name in ("auto", "ctranslate2"):
         inter, intra = threads or (None, None)
         try:
-            return CTranslate2Engine(path, model, revision, compute_type, inter, intra)
+            return CTranslate2Engine(path, model, revision, compute_type, inter, intra, device)
         except TranslatorUnavailable as exc:
             if name == "ctranslate2":
                 raise
             log.info("CTranslate2 engine unavailable (%s); using transformers", exc)
-    return TransformersEngine(path, quantize=compute_type == "int8-dynamic")
+    return TransformersEngine(path, quantize=compute_type == "int8-dynamic", device=device)

@@ -160,9 +160,12 @@ class MarianTranslator:
         max_batch: int = 64,
         progress: bool | None = None,
         terms: TermFinder | None = None,
+        device: str = "auto",
     ):
         path, self.revision = resolve_model(model)
-        self.engine = load_engine(engine, path, model, self.revision, compute_type, threads)
+        self.engine = load_engine(
+            engine, path, model, self.revision, compute_type, threads, device=device
+        )
         self.model_name = model
         self.max_input_tokens = min(max_input_tokens, self.engine.model_max_length - 2)
         self.token_budget = token_budget
@@ -340,6 +343,7 @@ def _marian(ctx: Context) -> MarianTranslator:
             settings.max_new_tokens,
             engine=settings.engine,
             terms=term_finder(ctx),
+            device=settings.device,
         )
     except TranslatorUnavailable as exc:
         message = (

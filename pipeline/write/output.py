@@ -8,12 +8,10 @@ Markdown), so running one file into a folder of ten keeps all eleven in it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 from pipeline import __version__
-from pipeline.discover import InputFile
 from pipeline.document import Document
 from pipeline.settings import Settings
 from pipeline.write.files import write_atomic
@@ -27,14 +25,14 @@ DOCUMENT_SCHEMA = "pipeline/document@"
 
 def write_document(
     doc: Document,
-    file: InputFile,
+    out_stem: Path,
     out_dir: Path,
     translator: dict,
     fingerprint: str,
     settings: Settings,
 ) -> None:
-    """Write `<stem>.md`, then `<stem>.json`."""
-    stem = out_dir / file.out_stem
+    """Write `<stem>.md`, then `<stem>.json` (`out_stem` relative to `out_dir`)."""
+    stem = out_dir / out_stem
     meta = {"version": __version__, "fingerprint": fingerprint}
     markdown = render_markdown(doc, translator, settings.layout, settings.flavor)
     write_atomic(Path(f"{stem}.md"), markdown)
@@ -42,20 +40,19 @@ def write_document(
     write_atomic(Path(f"{stem}.json"), json_chunks(doc, translator, meta))
 
 
-def is_unchanged(file: InputFile, out_dir: Path, fingerprint: str) -> bool:
-    """Whether the document's outputs are there and were made from the same input bytes with
-    the same fingerprint."""
-    json_path = out_dir / f"{file.out_stem}.json"
-    if not (json_path.is_file() and (out_dir / f"{file.out_stem}.md").is_file()):
+def is_unchanged(out_stem: Path, sha256: str, out_dir: Path, fingerprint: str) -> bool:
+    """Whether a document's outputs are there and were made from input with this SHA-256 and
+    with the same fingerprint."""
+    json_path = out_dir / f"{out_stem}.json"
+    if not (json_path.is_file() and (out_dir / f"{out_stem}.md").is_file()):
         return False
     try:
         data = json.loads(json_path.read_text(encoding="utf-8"))
-        digest = hashlib.sha256(file.path.read_bytes()).hexdigest()
     except (OSError, ValueError):
         return False
     return (
         data.get("pipeline", {}).get("fingerprint") == fingerprint
-        and data.get("source", {}).get("sha256") == digest
+        and data.get("source", {}).get("sha256") == sha256
     )
 
 
