@@ -3,14 +3,15 @@
 hidden sets use (../shared/eval/score_clean.py).
 
 usage: python tools/eval_cleaner.py [--splits train,dev,test,holdout] [--keep STAGE ...]
-                                    [--scorer PATH]
+                                    [--groups abcd,fg] [--scorer PATH]
 
 The page texts live in corpus/pages/ (git-ignored; corpus/DATA_CARD.md says how to fetch them
 again); labels in corpus/labels/*.jsonl; the split in corpus/splits.json. For each split this
 builds corpus/build/<split>/ (links to the pages + the split's labels), runs
 `python -m pipeline run` on it with `--translator none`, and prints the scorer's summary.
 The split `holdout` is corpus/holdout/*.jsonl: pages kept for scoring only (never tuned on,
-never trained on; corpus/holdout/README.md).
+never trained on; corpus/holdout/README.md). `--groups abcd,fg` also scores each split's pages
+of the label sets a-d and f-g apart (same run), e.g. to report pages added later separately.
 """
 
 from __future__ import annotations
@@ -26,14 +27,27 @@ CORPUS = ROOT / "corpus"
 DEFAULT_SCORER = ROOT.parent / "shared" / "eval" / "score_clean.py"
 
 
-def labels(folder: str = "labels") -> dict[str, dict]:
+def labels(folder: str = "labels", sets: dict[str, str] | None = None) -> dict[str, dict]:
+    """doc -> label record; `sets`, when given, receives doc -> label set (the file's stem)."""
     out = {}
     for path in sorted((CORPUS / folder).glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
                 out[record["doc"]] = record
+                if sets is not None:
+                    sets[record["doc"]] = path.stem
     return out
+
+
+def score(pages: Path, out: Path, scorer: Path) -> str:
+    result = subprocess.run(
+        [sys.executable, str(scorer), str(pages), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.rstrip()
 
 
 def build_split(name: str, docs: list[str], all_labels: dict[str, dict]) -> Path:
@@ -56,11 +70,13 @@ def main() -> int:
     parser.add_argument("--splits", default="train,dev")
     parser.add_argument("--keep", action="append", default=[])
     parser.add_argument("--scorer", type=Path, default=DEFAULT_SCORER)
+    parser.add_argument("--groups", default="", help="label sets scored apart, e.g. abcd,fg")
     args = parser.parse_args()
     splits = json.loads((CORPUS / "splits.json").read_text(encoding="utf-8"))
     holdout = labels("holdout")
     splits["holdout"] = sorted(holdout)
-    all_labels = {**labels(), **holdout}
+    set_of: dict[str, str] = {}
+    all_labels = {**labels(sets=set_of), **holdout}
     for name in args.splits.split(","):
         folder = build_split(name, splits[name], all_labels)
         out = folder / "out"
@@ -69,14 +85,14 @@ def main() -> int:
         subprocess.run(
             [*command, "--translator", "none", "-q", "--force", *keep], cwd=ROOT, check=False
         )
-        result = subprocess.run(
-            [sys.executable, str(args.scorer), str(folder / "pages"), str(out)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
         print(f"== {name} ({len(splits[name])} pages)")
-        print(result.stdout.rstrip())
+        print(score(folder / "pages", out, args.scorer))
+        for group in filter(None, args.groups.split(",")):
+            docs = [d for d in splits[name] if d in set_of and set_of[d] in group]
+            if docs:  # the same output, scored on the group's pages only
+                sub = build_split(f"{name}-{group}", docs, all_labels)
+                print(f"== {name}, sets {group} ({len(docs)} pages)")
+                print(score(sub / "pages", out, args.scorer))
     return 0
 
 

@@ -12,9 +12,11 @@ labels, probabilities and feature values) and pipeline/data/line_model.json. Nee
 
 Protocol: pages are split by site (registered domain, ordered by SHA-256) into test (>= 25
 pages), dev (>= 15) and train. Choices were made on cross-validation grouped by site over
-train + dev. THRESHOLD is the median, over five fold assignments, of the lowest threshold at
-which the out-of-fold predictions lose <= 0.75% of the content lines (a margin under the 1%
-target). The shipped model is fit on train + dev; the test split is scored at the end.
+train + dev. THRESHOLD is the higher of two: the lowest threshold at which the model fit on
+train loses no content line of dev, and the median, over five fold assignments, of the lowest
+threshold at which the out-of-fold predictions lose <= 0.75% of the content lines (a dropped
+sentence costs more than a kept ad). The shipped model is fit on train + dev; the test split is
+scored at the end.
 docs/line-model.md has the features, the figures and what was tried.
 """
 
@@ -46,10 +48,13 @@ TARGET_LOSS = 0.01
 
 # --- corpus ---------------------------------------------------------------------------------
 
+# Second-level suffixes under which each name is a separate site. Adding one must not regroup a
+# page already in corpus/splits.json (checked when the .my/.sg/.mo entries came in: none did).
 _MULTI_SUFFIXES = {
-    "com.cn", "net.cn", "org.cn", "gov.cn", "edu.cn", "com.hk", "org.hk", "gov.hk", "edu.hk",
-    "net.hk", "com.tw", "org.tw", "gov.tw", "edu.tw", "net.tw", "github.io", "pages.dev",
-    "co.jp", "co.uk",
+    "com.cn", "net.cn", "org.cn", "gov.cn", "edu.cn", "ac.cn", "com.hk", "org.hk", "gov.hk",
+    "edu.hk", "net.hk", "idv.hk", "com.tw", "org.tw", "gov.tw", "edu.tw", "net.tw", "idv.tw",
+    "com.mo", "org.mo", "gov.mo", "edu.mo", "com.my", "org.my", "net.my", "gov.my", "edu.my",
+    "com.sg", "org.sg", "net.sg", "gov.sg", "edu.sg", "github.io", "pages.dev", "co.jp", "co.uk",
 }  # fmt: skip
 
 
@@ -250,7 +255,9 @@ def rows(docs: list[Doc], feats: list[np.ndarray]) -> tuple[np.ndarray, np.ndarr
 
 # --- model ----------------------------------------------------------------------------------
 
-C_REG = 0.03  # inverse L2 strength, chosen by grouped CV on train + dev
+# Inverse L2 strength, chosen by grouped CV on train + dev (three fold assignments, mean junk
+# recall at 0.25-1% content loss; 104 pages): 0.01 beat 0.03, 0.1, 0.005 and 0.003.
+C_REG = 0.01
 N_FOLDS = 8
 FOLD_SALTS = ("", "x", "y", "z", "w")  # five fold assignments of the sites, for the threshold
 THRESHOLD_LOSS = 0.0075  # OOF content loss the threshold is set for: a margin under the 1% target
@@ -445,8 +452,15 @@ def main() -> int:
         ths.append(threshold_for(p, y, THRESHOLD_LOSS))
         if oof_any is None:
             oof_any = (p, y)
-    threshold = math.ceil(float(np.median(ths)) * 1e4) / 1e4
-    print(f"thresholds per fold assignment: {[round(t, 4) for t in ths]} -> THRESHOLD {threshold}")
+    th_cv = float(np.median(ths))
+    print(f"thresholds per fold assignment: {[round(t, 4) for t in ths]} -> median {th_cv:.4f}")
+    model_tr, lex_tr = train(train_docs)
+    dev_probs = predict_docs(model_tr, lex_tr, dev_docs)
+    p, y = flat(dev_docs, dev_probs)
+    th_dev = threshold_for(p, y, 0.0)
+    # dev is small, so its zero-loss threshold rests on one line: never go below the CV rule
+    threshold = math.ceil(max(th_cv, th_dev) * 1e4) / 1e4
+    print(f"dev zero-loss threshold {th_dev:.4f} -> THRESHOLD {threshold}")
 
     # 2. the table
     rows_out: dict[str, dict[str, dict | None]] = defaultdict(dict)
@@ -455,8 +469,6 @@ def main() -> int:
     rows_out["model"]["train-CV"] = figures(p >= threshold, y)
     p, y = flat(pool, cross_val(pool))
     rows_out["model"]["train+dev CV"] = figures(p >= threshold, y)
-    model_tr, lex_tr = train(train_docs)
-    dev_probs = predict_docs(model_tr, lex_tr, dev_docs)
     p, y = flat(dev_docs, dev_probs)
     rows_out["model"]["dev"] = figures(p >= threshold, y)
     mixed = [
@@ -517,7 +529,8 @@ def main() -> int:
             v, y = flat(docs_s, [x & ~g for x, g in zip(u, guards, strict=True)])
             rows_out["rules + model, code guarded"][split] = figures(v > 0, y)
 
-    print(f"\nTHRESHOLD = {threshold} (train+dev OOF content loss <= {THRESHOLD_LOSS:.2%}, median)")
+    print(f"\nTHRESHOLD = {threshold} (no dev content line lost, and train+dev OOF content loss "
+          f"<= {THRESHOLD_LOSS:.2%}, median)")
     print(f"{'':32}{'split':>14}{'junk recall':>22}{'content loss':>20}")
     order = ["rules (today's cleaner)", "naive (<6 Han, no punctuation)", "model", "rules + model",
              "rules + model, code guarded"]  # fmt: skip
@@ -530,6 +543,7 @@ def main() -> int:
 
     final_json["metrics"] = {k: dict(v) for k, v in rows_out.items()}
     final_json["metrics"]["thresholds_per_fold_assignment"] = [round(t, 4) for t in ths]
+    final_json["metrics"]["threshold_dev_zero_loss"] = round(th_dev, 4)
     if not args.no_write:
         split_file.write_text(json.dumps(splits, indent=1) + "\n")
         MODEL_PATH.write_text(
