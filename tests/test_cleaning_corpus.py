@@ -91,3 +91,12 @@ def test_content_lines_lost_at_most_1_percent(scored):
     lost = [r for r in rows if r.kept != r.expected]
     print("\ncontent lost or changed:\n" + misses(lost))
     assert len(lost) / len(rows) <= 0.01, "\n" + misses(lost)
+
+
+def test_lines_of_symbols_are_decoration_but_operators_are_code():
+    from tests.conftest import clean
+
+    text = "正文第一行，介绍特殊变量。\n▼▼▼\n————————\n* * *\n$#\n$?\n&&\n=>\n正文最后一行。"
+    doc = clean(text)
+    removed = {e.text.strip() for e in doc.edits if e.stage == "boilerplate"}
+    assert removed == {"▼▼▼", "————————", "* * *"}

@@ -104,6 +104,18 @@ _CODE_PUNCTUATION = re.compile(r"[{}()\[\];]|^\s*(?:/\*|\*/|//|#|<!--|-->)")
 _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
 
+def _is_decoration(line: str) -> bool:
+    """No word at all, and not code: symbols and arrows (▼, ↓↓↓, ———, ★★★) or one ASCII
+    character repeated (----, ****, ====). A few mixed ASCII marks are code, not decoration:
+    `$#`, `$?`, `&&`, `=>` are a shell or a language's operators on a line of their own."""
+    if any(c.isalnum() for c in line) or _CODE_PUNCTUATION.search(line) or TABLE_RULE.match(line):
+        return False
+    compact = "".join(line.split())
+    if compact.isascii():
+        return len(set(compact)) == 1 and len(compact) >= 3
+    return True
+
+
 def _line_changes(
     text: str, matched: str, start: int, end: int, footer_hint: bool, image_hint: bool
 ) -> list[Change]:
@@ -113,11 +125,7 @@ def _line_changes(
     line = matched[a:b]
     if is_chrome_line(line):
         return [Change(a, b, "site chrome")]
-    if (
-        not any(c.isalnum() for c in line)
-        and not _CODE_PUNCTUATION.search(line)
-        and not TABLE_RULE.match(line)
-    ):
+    if _is_decoration(line):
         return [Change(a, b, "decoration line")]  # ▼, ↓↓↓, ———: no words at all
     changes = []
     footer = _GLUED_FOOTERS.search(line) if footer_hint else None
