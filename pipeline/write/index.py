@@ -94,7 +94,9 @@ def cleaning_summary(documents: list[dict]) -> list[str]:
             else:
                 by_reason[(e["stage"], e["reason"])] += 1
                 listed.append(" ".join(e["text"].split())[:REMOVED_TEXT_CHARS])
-        docs_with.update(t for t in set(listed) if t)
+        # Each text once per document, in order of appearance (not a set's order, which
+        # changes with the hash seed): ties in most_common keep that order, run after run.
+        docs_with.update(dict.fromkeys(t for t in listed if t).keys())
     if not by_reason:
         return []
     lines = [

@@ -9,8 +9,9 @@ Markdown), so running one file into a folder of ten keeps all eleven in it.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
+
+import msgspec
 
 from pipeline import __version__
 from pipeline.discover import InputFile
@@ -23,6 +24,26 @@ from pipeline.write.markdown import render_markdown
 from pipeline.write.terms import write_term_table
 
 DOCUMENT_SCHEMA = "pipeline/document@"
+
+
+class _Stamp(msgspec.Struct):
+    fingerprint: str | None = None
+
+
+class _Source(msgspec.Struct):
+    sha256: str | None = None
+
+
+class _Done(msgspec.Struct):
+    """The two fields that tell whether a document is unchanged: msgspec decodes only these
+    and skips the rest of the file (the blocks) without building it."""
+
+    pipeline: _Stamp = msgspec.field(default_factory=_Stamp)
+    source: _Source = msgspec.field(default_factory=_Source)
+
+
+_read_done = msgspec.json.Decoder(_Done).decode
+_read_json = msgspec.json.Decoder().decode
 
 
 def write_document(
@@ -39,7 +60,7 @@ def write_document(
     markdown = render_markdown(doc, translator, settings.layout, settings.flavor)
     write_atomic(Path(f"{stem}.md"), markdown)
     # JSON last: it is what marks a document as done for the next run.
-    write_atomic(Path(f"{stem}.json"), json_chunks(doc, translator, meta))
+    write_atomic(Path(f"{stem}.json"), json_chunks(doc, translator, meta, settings.pretty))
 
 
 def is_unchanged(file: InputFile, out_dir: Path, fingerprint: str) -> bool:
@@ -49,14 +70,11 @@ def is_unchanged(file: InputFile, out_dir: Path, fingerprint: str) -> bool:
     if not (json_path.is_file() and (out_dir / f"{file.out_stem}.md").is_file()):
         return False
     try:
-        data = json.loads(json_path.read_text(encoding="utf-8"))
+        done = _read_done(json_path.read_bytes())
         digest = hashlib.sha256(file.path.read_bytes()).hexdigest()
-    except (OSError, ValueError):
+    except (OSError, msgspec.DecodeError):  # ValidationError is a DecodeError
         return False
-    return (
-        data.get("pipeline", {}).get("fingerprint") == fingerprint
-        and data.get("source", {}).get("sha256") == digest
-    )
+    return done.pipeline.fingerprint == fingerprint and done.source.sha256 == digest
 
 
 def folder_documents(out_dir: Path) -> list[tuple[str, dict]]:
@@ -69,8 +87,8 @@ def folder_documents(out_dir: Path) -> list[tuple[str, dict]]:
         if json_path.name.startswith(".") or not md.is_file():
             continue
         try:
-            data = json.loads(json_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = _read_json(json_path.read_bytes())
+        except (OSError, msgspec.DecodeError):
             continue
         if isinstance(data, dict) and str(data.get("schema", "")).startswith(DOCUMENT_SCHEMA):
             found.append((md.relative_to(out_dir).as_posix(), data))
