@@ -84,6 +84,20 @@ def _data(raw: bytes) -> object:
     return data
 
 
+def _first_difference(a: object, b: object, path: str = "") -> str:
+    """Where two parsed JSON values first differ, and how."""
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        for key in a:
+            if a[key] != b[key]:
+                return _first_difference(a[key], b[key], f"{path}.{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{path}[{i}]")
+    old, new = (json.dumps(v, ensure_ascii=False)[:200] for v in (a, b))
+    return f": at {path}: {old} != {new}"
+
+
 def compare(base: Path, new: Path, compact: Path | None = None) -> list[str]:
     """What differs between two output folders (empty: identical but for the fingerprint);
     `compact`, the work tree's compact output, must parse to the same JSON as `new`."""
@@ -94,13 +108,16 @@ def compare(base: Path, new: Path, compact: Path | None = None) -> list[str]:
     for name in sorted(a.keys() & b.keys()):
         x, y = a[name], b[name]
         if name.endswith(".json"):
-            x, y = _FINGERPRINT.sub(rb"\1-", x), _FINGERPRINT.sub(rb"\1-", y)
+            x, y = _FINGERPRINT.sub(rb'\1"-"', x), _FINGERPRINT.sub(rb'\1"-"', y)
         elif name.endswith("index.md") and x != y:
             # Before 1facb31's successor, ties among "removed from the most documents" came in
             # a set's order (the hash seed's): compare the rows, not their order, for those.
             x, y = sorted(x.splitlines()), sorted(y.splitlines())
         if x != y:
-            problems.append(f"{name} differs")
+            where = (
+                _first_difference(json.loads(x), json.loads(y)) if name.endswith(".json") else ""
+            )
+            problems.append(f"{name} differs{where}")
     if compact is not None:
         c = _files(compact)
         for name in sorted(n for n in b if n.endswith(".json")):
