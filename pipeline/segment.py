@@ -52,6 +52,7 @@ _BLOCK = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)")  # re_han_default
 _SPACE = re.compile(r"(\r\n|\s)")  # re_skip_default
 _HMM_SKIP = re.compile(r"([a-zA-Z0-9]+(?:\.\d+)?%?)")  # finalseg.re_skip
 _USERDICT_LINE = re.compile("^(.+?)( [0-9]+)?( [a-z]+)?$")  # re_userdict
+_WHITE_SPACE = re.compile(r"\s")
 _HAN_RUN = re.compile("([\u4e00-\u9fd5]+)")
 _HAN_ONLY = re.compile("[\u4e00-\u9fd5]+")
 # jieba's dictionary words of two or more characters with a Latin block character (all of
@@ -89,6 +90,19 @@ _SPLITTABLE_RUN = re.compile(f"(?<![{_LATIN}])[a-zA-Z0-9]*+[+#&._%\\-][{_LATIN}]
 
 def _split_run(m: re.Match) -> str:
     return _SEP.join([p for p in _HMM_SKIP.split(m.group()) if p])
+
+
+_default_taken = False
+
+
+def _rjieba() -> rjieba.Jieba:
+    """A fresh rjieba instance. Importing rjieba already built one (its module-level default,
+    ~0.3 s of loading the dictionary): the first segmenter of a process takes that one."""
+    global _default_taken
+    if _default_taken:
+        return rjieba.Jieba()
+    _default_taken = True
+    return rjieba._DEFAULT_JIEBA
 
 
 def _jieba_dictionary() -> Path:
@@ -131,7 +145,7 @@ class Segmenter:
         entries = [e for data in self._dicts for e in parse_user_dict(data)]
         # Only jieba knows the frequency it suggests, or what frequency 0 does to its HMM.
         self.jieba_only = any(not freq for _, freq, _ in entries)
-        self._fast = rjieba.Jieba()
+        self._fast = _rjieba()
         if self.jieba_only:
             return
         in_dictionary = [w for w, _, _ in entries if self._fast.has_word(w)]
@@ -241,7 +255,10 @@ class Segmenter:
     def words(self, text: str) -> tuple[str, ...]:
         """The tokens without white space, interned: a long document repeats the same few
         thousand words millions of times."""
-        return tuple([_intern(w) for w in self.cut(text) if not w.isspace()])
+        tokens = self.cut(text)
+        if _WHITE_SPACE.search(text):  # most sentences have none: no test per token
+            tokens = [w for w in tokens if not w.isspace()]
+        return tuple(map(_intern, tokens))
 
 
 @lru_cache(maxsize=4)
