@@ -53,7 +53,7 @@ def _sentence(s: Sentence) -> dict:
         "start": s.start,
         "end": s.end,
         "zh": s.zh,
-        "tokens": s.tokens,  # a tuple: encoded as the same array as a list
+        "tokens": list(s.tokens),
         "en": s.en,
     }
     if s.terms:  # absent when the sentence has no glossary term
