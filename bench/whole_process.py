@@ -20,17 +20,7 @@ from pathlib import Path
 
 from bench import corpus
 from bench.by_hand import BY_HAND_SITE
-from bench.common import ROOT
-
-# The CLI in a fresh interpreter that reports its own peak RSS (see bench/big_inputs.py).
-_CHILD = (
-    "import sys\n"
-    "from bench.common import peak_rss_mb\n"
-    "from pipeline.cli import main\n"
-    "code = main(sys.argv[1:])\n"
-    "print(peak_rss_mb())\n"
-    "sys.exit(code)\n"
-)
+from bench.common import CLI_CHILD, ROOT
 
 
 def _timed(cmd: list[str]) -> dict:
@@ -72,7 +62,7 @@ def run(target_bytes: int = 5_000_000, repeat: int = 3) -> dict:
             out = tmp / f"out-{i}"
             pipeline.append(
                 _timed(
-                    [sys.executable, "-c", _CHILD, "run", str(inputs), "-o", str(out)]
+                    [sys.executable, "-c", CLI_CHILD, "run", str(inputs), "-o", str(out)]
                     + ["--translator", "none", "--jobs", "1", "-q"]
                 )
             )
