@@ -1,7 +1,8 @@
 """Word segmentation: jieba's tokens (precise mode, HMM), shared by the words stage and the gloss.
 
-jieba 0.42.1 is the reference. rjieba (jieba-rs, the same dictionary, route and HMM in Rust,
-~6× faster than jieba-fast on Han text) gives exactly jieba's tokens on runs of Han characters,
+jieba 0.42.1 is the reference. rjieba (jieba-rs, the same dictionary, route and HMM in Rust;
+alone ~7× jieba-fast, with the rules below ~2.5×, bench/) gives jieba's tokens on runs of Han
+characters,
 but splits Latin letters, digits and URLs its own way (`research.google` whole, where jieba
 splits at the dot). So the text is cut the way jieba cuts it, and rjieba only gets what it
 provably agrees on:
