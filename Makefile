@@ -27,7 +27,14 @@ test: $(STAMP) $(NODE_TOOLS)
 	$(PY) -m ruff check pipeline tests bench
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+# The by-hand baseline's OpenCC port installs a package named `opencc`, like the official
+# OpenCC the pipeline uses: it goes to a folder of its own (bench/by_hand.py puts it on its path).
+BYHAND := $(VENV)/byhand/.installed
+$(BYHAND): $(STAMP)
+	$(PY) -m pip install --quiet --upgrade --target $(VENV)/byhand "opencc-python-reimplemented==0.1.7"
+	touch $(BYHAND)
+
+bench: $(STAMP) $(BYHAND)
 	$(PY) -m bench
 
 # The long fuzz run: 10,000+ examples per property (make test runs a few hundred).

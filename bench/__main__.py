@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from bench import big_inputs, text_stages, translation
+from bench import big_inputs, text_stages, translation, whole_process, writers
 from bench.common import ROOT, peak_rss_mb
 
 COLUMNS = ("part", "measure", "result", "vs baseline (same run)", "peak RSS")
@@ -19,6 +19,40 @@ def _text_rows(rows: list[dict], peak_mb: int) -> list[tuple]:
         peak = f"{peak_mb} MB" if r["stage"] == "end-to-end text stages" else ""
         out.append(("text, 1 core", r["stage"], result, vs, peak))
     return out
+
+
+def _whole_rows(r: dict) -> list[tuple]:
+    """The cleaning pass as a user runs it, against the by-hand script in the same run."""
+    rows = []
+    for key in ("pipeline", "by_hand"):
+        x = r[key]
+        vs = ""
+        if key == "pipeline":
+            each = ", ".join(f"{v}×" for v in r["vs_by_hand_each"])
+            vs = f"{r['vs_by_hand']}× by-hand (CPU {r['vs_by_hand_cpu']}×; each run: {each})"
+        rows.append(
+            (
+                f"whole process, {r['mb']} MB, {r['documents']} pages",
+                x["name"],
+                f"{x['wall_s']} s = {x['mb_per_s']} MB/s; {x['mb_per_cpu_s']} MB per CPU-s",
+                vs,
+                f"{x['peak_rss_mb']} MB",
+            )
+        )
+    return rows
+
+
+def _writer_rows(rows: list[dict]) -> list[tuple]:
+    return [
+        (
+            "JSON writer",
+            r["measure"],
+            f"{r['seconds']} s = {r['mb_per_s']} MB/s of JSON",
+            f"{r['vs_baseline']}× {r['baseline']}" if "baseline" in r else "",
+            f"{r['peak_rss_mb']} MB" if "peak_rss_mb" in r else "",
+        )
+        for r in rows
+    ]
 
 
 def _translation_rows(results: dict) -> list[tuple]:
@@ -80,11 +114,16 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=5.0, help="size of the replicated corpus")
     parser.add_argument("--sentences", type=int, default=128, help="sentences to translate")
     parser.add_argument("--skip-translation", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3, help="whole-process runs of each")
     parser.add_argument("--big", action="store_true", help="also time a 50 MB file (minutes)")
     args = parser.parse_args()
 
-    results: dict = {"text_stages": text_stages.run(int(args.mb * 1e6))}
-    rows = _text_rows(results["text_stages"], peak_rss_mb())
+    results: dict = {"whole_process": whole_process.run(int(args.mb * 1e6), args.repeat)}
+    rows = _whole_rows(results["whole_process"])
+    results["text_stages"] = text_stages.run(int(args.mb * 1e6))
+    rows += _text_rows(results["text_stages"], peak_rss_mb())
+    results["json_writer"] = writers.run(int(args.mb * 1e6))
+    rows += _writer_rows(results["json_writer"])
     if not args.skip_translation:
         results["translation"] = translation.run(args.sentences)
         rows += _translation_rows(results["translation"])

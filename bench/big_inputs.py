@@ -9,24 +9,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import ROOT, sample_text
-
-# The CLI in a fresh interpreter that reports its own peak RSS: ru_maxrss of a child would
-# include this (large) process, whose memory a vfork'd child inherits until exec.
-_CHILD = (
-    "import sys\n"
-    "from bench.common import peak_rss_mb\n"
-    "from pipeline.cli import main\n"
-    "code = main(sys.argv[1:])\n"
-    "print(peak_rss_mb())\n"
-    "sys.exit(code)\n"
-)
+from bench.common import CLI_CHILD, ROOT, sample_text
 
 
 def _run(path: Path, out: Path) -> dict:
     t0 = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-c", _CHILD, "run", str(path), "-o", str(out)]
+        [sys.executable, "-c", CLI_CHILD, "run", str(path), "-o", str(out)]
         + ["--translator", "none", "--jobs", "1", "-q"],
         cwd=ROOT,
         check=True,

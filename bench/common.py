@@ -8,6 +8,17 @@ from pathlib import Path
 from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
+# The CLI in a fresh interpreter (`python -c CLI_CHILD run …`) that prints its own peak RSS last:
+# ru_maxrss of a child would include the benchmark's (large) process, whose memory a vfork'd
+# child inherits until exec.
+CLI_CHILD = (
+    "import sys\n"
+    "from bench.common import peak_rss_mb\n"
+    "from pipeline.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(peak_rss_mb())\n"
+    "sys.exit(code)\n"
+)
 T = TypeVar("T")
 
 

@@ -149,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(Hugo's default config drops raw HTML: anchors become heading ids)",
     )
     run.add_argument(
+        "--pretty",
+        action="store_const",
+        const=True,
+        help="indented JSON (default: compact; the same data either way)",
+    )
+    run.add_argument(
         "--user-dict",
         dest="user_dicts",
         action="append",

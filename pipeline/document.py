@@ -59,43 +59,60 @@ class View:
     """
 
     def __init__(self, original: str, edits: tuple[Edit, ...]):
-        # Plain lists filled in one loop, then packed: this runs after every stage that cuts.
-        pieces: list[str] = []
-        view_starts: list[int] = []
-        orig_starts: list[int] = []
-        orig_ends: list[int] = []
-        identity: list[int] = []  # 1: kept original text, 0: replacement text
-        pos = 0
-        view_pos = 0
-        for edit in edits:
-            start = edit.start
-            if start > pos:
-                view_starts.append(view_pos)
-                orig_starts.append(pos)
-                orig_ends.append(start)
-                identity.append(1)
-                pieces.append(original[pos:start])
-                view_pos += start - pos
-            replacement = edit.replacement
-            if replacement:
-                view_starts.append(view_pos)
-                orig_starts.append(start)
-                orig_ends.append(edit.end)
-                identity.append(0)
-                pieces.append(replacement)
-                view_pos += len(replacement)
-            pos = edit.end
-        if pos < len(original):
-            view_starts.append(view_pos)
-            orig_starts.append(pos)
-            orig_ends.append(len(original))
-            identity.append(1)
-            pieces.append(original[pos:])
-        self.text = "".join(pieces)
-        self._view_starts = array("q", view_starts)
-        self._orig_starts = array("q", orig_starts)
-        self._orig_ends = array("q", orig_ends)
-        self._identity = bytes(identity)
+        # Built with numpy from the edits' offsets: a view is rebuilt after every stage that
+        # cuts, over every edit so far (a long page has a hundred thousand pinyin readings).
+        n = len(edits)
+        starts = np.fromiter(map(_start, edits), np.int64, n)
+        ends = np.fromiter(map(_end, edits), np.int64, n)
+        replacements = [e.replacement for e in edits]
+        repl_len = np.fromiter(map(len, replacements), np.int64, n)
+        # Segment 2i: the original kept before edit i (gap i), 2i+1: edit i's replacement;
+        # 2n: the original after the last edit. Empty ones are dropped.
+        seg_orig_start = np.empty(2 * n + 1, np.int64)
+        seg_orig_end = np.empty(2 * n + 1, np.int64)
+        seg_len = np.empty(2 * n + 1, np.int64)
+        seg_orig_start[0::2] = np.concatenate([[0], ends])
+        seg_orig_end[0::2] = np.concatenate([starts, [len(original)]])
+        seg_len[0::2] = seg_orig_end[0::2] - seg_orig_start[0::2]
+        seg_orig_start[1::2] = starts
+        seg_orig_end[1::2] = ends
+        seg_len[1::2] = repl_len
+        identity = np.zeros(2 * n + 1, np.uint8)
+        identity[0::2] = 1
+        keep = seg_len > 0
+        lengths = seg_len[keep]
+        view_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if len(lengths) else lengths
+        self.text = self._kept_text(original, starts, ends, replacements, repl_len)
+        self._view_starts = array("q", view_starts.astype(np.int64).tobytes())
+        self._orig_starts = array("q", seg_orig_start[keep].tobytes())
+        self._orig_ends = array("q", seg_orig_end[keep].tobytes())
+        self._identity = identity[keep].tobytes()
+
+    @staticmethod
+    def _kept_text(
+        original: str,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        replacements: list[str],
+        repl_len: np.ndarray,
+    ) -> str:
+        """The original without the edited spans, each repair's replacement in its place."""
+        if not len(starts):
+            return original
+        cp = np.frombuffer(original.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        inside = np.zeros(len(cp) + 1, np.int64)
+        np.add.at(inside, starts, 1)
+        np.add.at(inside, ends, -1)
+        is_kept = np.cumsum(inside[:-1]) == 0
+        kept = cp[is_kept]
+        repaired = np.flatnonzero(repl_len)
+        if len(repaired):
+            # where each replacement goes among the kept characters: the kept ones before it
+            at = np.searchsorted(np.flatnonzero(is_kept), starts[repaired])
+            text = "".join(replacements[i] for i in repaired.tolist())
+            values = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            kept = np.insert(kept, np.repeat(at, repl_len[repaired]), values)
+        return kept.tobytes().decode("utf-32-le", "surrogatepass")
 
     def __len__(self) -> int:
         return len(self.text)
@@ -324,8 +341,8 @@ def merge_edits(
     # (Two sorts with C keys: a stage can hand back a hundred thousand changes.)
     by_end = sorted(changes, key=_end, reverse=True)
     groups = _group_overlapping(view, sorted(by_end, key=_start))
-    edit_starts = [e.start for e in edits]
-    edit_ends = [e.end for e in edits]
+    edit_starts = list(map(_start, edits))
+    edit_ends = list(map(_end, edits))
     n = len(edits)
     absorbed: set[int] = set()
     new_edits: list[Edit] = []
@@ -384,13 +401,25 @@ def _group_overlapping(
 
 
 def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:
-    out: list[Edit] = []
-    for edit in edits:
-        prev = out[-1] if out else None
+    """Adjacent removals of one stage and kind become one. Only touching pairs (end == next
+    start, found with numpy) are looked at: a page keeps its hundred thousand readings from
+    apply to apply, and a Python loop over all of them each time was most of an apply."""
+    n = len(edits)
+    if n < 2:
+        return edits
+    starts = np.fromiter(map(_start, edits), np.int64, n)
+    ends = np.fromiter(map(_end, edits), np.int64, n)
+    touching = np.flatnonzero(ends[:-1] == starts[1:])
+    if not len(touching):
+        return edits
+    out: list[Edit | None] = list(edits)
+    head_of: dict[int, int] = {}  # an edit joined into an earlier one → that one's index
+    for i in touching.tolist():
+        head = head_of.get(i, i)
+        prev, edit = out[head], edits[i + 1]
+        assert prev is not None
         if (
-            prev is not None
-            and prev.end == edit.start
-            and prev.stage == edit.stage
+            prev.stage == edit.stage
             and prev.kind == edit.kind
             and prev.is_removal
             and edit.is_removal
@@ -398,7 +427,7 @@ def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:
             reasons = prev.reason.split("; ")
             reason = prev.reason if edit.reason in reasons else f"{prev.reason}; {edit.reason}"
             text = original[prev.start : edit.end]
-            out[-1] = Edit(prev.start, edit.end, prev.stage, reason, text, kind=edit.kind)
-        else:
-            out.append(edit)
-    return out
+            out[head] = Edit(prev.start, edit.end, prev.stage, reason, text, kind=edit.kind)
+            out[i + 1] = None
+            head_of[i + 1] = head
+    return [e for e in out if e is not None]

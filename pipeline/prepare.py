@@ -36,11 +36,19 @@ def clean_document(doc: Document, ctx: Context) -> Document:
     output removes nothing.
     """
     cleaning = [s for s in stages() if s.removes and ctx.settings.enabled(s.name)]
+    # A stage is a function of the document: handed the very state (the same edits object)
+    # in which it last changed nothing, it would change nothing again, so it is not run (the
+    # last round is mostly such runs).
+    settled: dict[str, tuple] = {}
     for _ in range(MAX_CLEANING_ROUNDS):
         before = doc.edits
         for spec in cleaning:
-            if not spec.once:
-                doc = spec.run(doc, ctx)
+            if spec.once or settled.get(spec.name) is doc.edits:
+                continue
+            edits = doc.edits
+            doc = spec.run(doc, ctx)
+            if doc.edits is edits:
+                settled[spec.name] = edits
         if doc.edits == before:
             break
     for spec in cleaning:

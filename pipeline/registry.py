@@ -115,6 +115,12 @@ def stage_spec(name: str) -> StageSpec:
     return _STAGES[name]
 
 
+def stage_kinds(attribute: str) -> dict[str, tuple[str, ...]]:
+    """Stage name → its `unaudited_kinds` or `counted_kinds`: looked up once for a whole
+    audit, not once per edit (a long page has a hundred thousand)."""
+    return {s.name: getattr(s, attribute) for s in stages()}
+
+
 def cleaning_stages() -> tuple[str, ...]:
     """Names of the removal stages, in order: the `--keep` choices."""
     return tuple(s.name for s in stages() if s.removes)

@@ -95,6 +95,7 @@ class Settings:
     max_new_tokens: Positive | None = _affects("translation", None)
     layout: Layout = _affects("layout", "paragraph")
     flavor: Flavor = _affects("layout", "common")
+    pretty: bool = _affects("layout", False)  # indented JSON instead of compact
     user_dicts: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
     spam_words: tuple[str, ...] = _affects("text", ())  # fingerprinted by content
     # glossaries (pipeline/glossary.py): their terms are recorded per sentence and their

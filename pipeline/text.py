@@ -8,6 +8,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
+from importlib import util
+from pathlib import Path
 
 import numpy as np
 
@@ -99,12 +101,25 @@ def plain_syllable(reading: str) -> str:
 
 
 @lru_cache(maxsize=1)
+def pinyin_table() -> dict[int, str]:
+    """pypinyin's character readings (code point → "zhōng,zhòng"). The data module alone:
+    importing it through the package runs pypinyin's __init__, which builds its phrase
+    segmenter, about 0.4 s of every run's start for tables the stages never use."""
+    package = util.find_spec("pypinyin")
+    assert package is not None and package.origin is not None
+    path = Path(package.origin).parent / "pinyin_dict.py"
+    spec = util.spec_from_file_location("pipeline._pinyin_dict", path)
+    assert spec is not None and spec.loader is not None
+    module = util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.pinyin_dict
+
+
+@lru_cache(maxsize=1)
 def pinyin_syllables() -> frozenset[str]:
     """Every toneless pinyin syllable (ü written u), from pypinyin's character data."""
-    from pypinyin.pinyin_dict import pinyin_dict
-
     syllables = {
-        plain_syllable(r) for readings in pinyin_dict.values() for r in readings.split(",")
+        plain_syllable(r) for readings in pinyin_table().values() for r in readings.split(",")
     }
     return frozenset(s for s in syllables if s.isalpha() and s.isascii()) - _NOT_SYLLABLES
 

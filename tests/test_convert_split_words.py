@@ -94,8 +94,9 @@ def test_user_dict_option_adds_words(tmp_path):
     assert "量子纠缠态" in doc.blocks[0].sentences[0].tokens
 
 
-def test_jieba_fast_segments_exactly_like_jieba():
-    """words uses jieba-fast for speed only: on the samples it must match jieba token for token."""
+def test_words_stage_segments_exactly_like_jieba():
+    """words uses rjieba for speed only (pipeline/segment.py): on the samples it must match
+    jieba token for token (tests/test_segment.py checks much more text)."""
     import logging
     from importlib import resources
 

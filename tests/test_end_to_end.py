@@ -167,13 +167,21 @@ def test_help_explains_every_option():
 
 
 @pytest.mark.parametrize("stem", STEMS)
-def test_streamed_json_is_exactly_the_plain_dump(seed_output, stem):
+def test_streamed_json_is_exactly_the_plain_dump(seed_output, stem, monkeypatch):
+    """Pretty is byte for byte what json.dumps(indent=2) wrote before msgspec; compact is the
+    same data. Small batches, so that items are split over several encoder calls."""
     from pipeline.context import Context
     from pipeline.prepare import prepare
     from pipeline.read import read_document
-    from pipeline.write.json_doc import document_to_dict, json_chunks
+    from pipeline.write import json_doc
 
+    monkeypatch.setattr(json_doc, "BATCH", 7)
     doc = prepare(read_document(INPUT / f"{stem}.txt"), Context())
     translator = {"backend": "none", "model": None, "revision": None}
-    plain = json.dumps(document_to_dict(doc, translator, {"v": 1}), ensure_ascii=False, indent=2)
-    assert "".join(json_chunks(doc, translator, {"v": 1})) == plain + "\n"
+    data = json_doc.document_to_dict(doc, translator, {"v": 1})
+    plain = json.dumps(data, ensure_ascii=False, indent=2)
+    pretty = b"".join(json_doc.json_chunks(doc, translator, {"v": 1}, pretty=True))
+    assert pretty.decode("utf-8") == plain + "\n"
+    compact = b"".join(json_doc.json_chunks(doc, translator, {"v": 1}))
+    assert json.loads(compact) == json.loads(pretty) == json.loads(plain)
+    assert compact == json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"

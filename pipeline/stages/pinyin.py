@@ -17,7 +17,7 @@ from functools import lru_cache
 from pipeline.context import Context
 from pipeline.document import Change, Document
 from pipeline.registry import stage
-from pipeline.text import HAN, HAN_RE, lines, pinyin_syllables, plain_syllable
+from pipeline.text import HAN, HAN_RE, lines, pinyin_syllables, pinyin_table, plain_syllable
 
 STAGE = "pinyin"
 READING = "reading"  # edit kind of a whole annotation; fragments are listed one by one
@@ -34,9 +34,7 @@ _BROKEN = re.compile(
 @lru_cache(maxsize=65536)
 def readings(char: str) -> frozenset[str]:
     """Toneless readings of a character (ü as u), from pypinyin's data."""
-    from pypinyin.pinyin_dict import pinyin_dict
-
-    return frozenset(plain_syllable(r) for r in pinyin_dict.get(ord(char), "").split(",") if r)
+    return frozenset(plain_syllable(r) for r in pinyin_table().get(ord(char), "").split(",") if r)
 
 
 @lru_cache(maxsize=65536)

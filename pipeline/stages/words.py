@@ -1,7 +1,7 @@
 """words: segment each Simplified sentence into words with jieba (precise mode).
 
-The segmenter (pipeline/segment.py: jieba-fast, the project's user dictionary and the user's
-`--user-dict` files) is built once per process and shared with the gloss.
+The segmenter (pipeline/segment.py: rjieba inside jieba's rules, the project's user dictionary
+and the user's `--user-dict` files) is built once per process and shared with the gloss.
 """
 
 from __future__ import annotations

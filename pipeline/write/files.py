@@ -14,21 +14,18 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
-    """Write `text` (a string, bytes or an iterable of pieces) to `path` via a temp file +
-    rename."""
+def write_atomic(path: Path, text: str | bytes | Iterable[str | bytes]) -> None:
+    """Write `text` (a string, UTF-8 bytes, or an iterable of pieces of either) to `path` via a
+    temp file + rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
-        binary = isinstance(text, bytes)
-        with (
-            os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n")
-        ) as fh:
-            if isinstance(text, str | bytes):
-                fh.write(text)
-            else:
-                fh.writelines(text)
+        # Binary: the JSON writer hands over encoded bytes; text is encoded here, as is
+        # (newlines are never translated).
+        with os.fdopen(fd, "wb") as fh:
+            for piece in (text,) if isinstance(text, str | bytes) else text:
+                fh.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

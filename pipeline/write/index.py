@@ -13,7 +13,7 @@ from urllib.parse import quote
 import yaml
 
 from pipeline import __version__
-from pipeline.registry import stage_spec
+from pipeline.registry import stage_kinds
 from pipeline.write.escape import escape_inline
 from pipeline.write.markdown import shorten
 
@@ -47,21 +47,8 @@ def render_index(documents: list[tuple[str, dict]], appendix: str = "") -> str:
 
 def _audited(data: dict) -> list[dict]:
     edits = [*data.get("removed", ()), *data.get("repaired", ())]
-    return [e for e in edits if _shown(e)]
-
-
-def _shown(edit: dict) -> bool:
-    try:
-        return edit.get("kind", "") not in stage_spec(edit["stage"]).unaudited_kinds
-    except KeyError:  # a stage this version does not have
-        return True
-
-
-def _counted(edit: dict) -> bool:
-    try:
-        return edit.get("kind", "") in stage_spec(edit["stage"]).counted_kinds
-    except KeyError:
-        return False
+    hidden = stage_kinds("unaudited_kinds")  # a stage this version does not have: shown
+    return [e for e in edits if e.get("kind", "") not in hidden.get(e.get("stage"), ())]
 
 
 def _row(md: str, data: dict) -> dict:
@@ -86,15 +73,19 @@ def cleaning_summary(documents: list[dict]) -> list[str]:
     """Markdown lines: removals by stage and reason, and the texts removed most often."""
     by_reason: Counter[tuple[str, str]] = Counter()
     docs_with: Counter[str] = Counter()
+    counted = stage_kinds("counted_kinds")
     for data in documents:
         listed = []
         for e in _audited(data):
-            if _counted(e):  # by the hundred (pinyin readings): one line for the kind
+            # by the hundred (pinyin readings): one line for the kind
+            if e.get("kind", "") in counted.get(e.get("stage"), ()):
                 by_reason[(e["stage"], e["kind"])] += 1
             else:
                 by_reason[(e["stage"], e["reason"])] += 1
                 listed.append(" ".join(e["text"].split())[:REMOVED_TEXT_CHARS])
-        docs_with.update(t for t in set(listed) if t)
+        # Each text once per document, in order of appearance (not a set's order, which
+        # changes with the hash seed): ties in most_common keep that order, run after run.
+        docs_with.update(dict.fromkeys(t for t in listed if t).keys())
     if not by_reason:
         return []
     lines = [

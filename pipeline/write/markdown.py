@@ -30,7 +30,7 @@ import yaml
 
 from pipeline import __version__
 from pipeline.document import Block, Document
-from pipeline.registry import stage_spec
+from pipeline.registry import stage_kinds
 from pipeline.text import has_han
 from pipeline.write.escape import escape_inline
 
@@ -70,7 +70,8 @@ def document_title(doc: Document) -> tuple[str, str | None]:
 
 
 def audited_edits(doc: Document) -> list:
-    return [e for e in doc.edits if e.kind not in stage_spec(e.stage).unaudited_kinds]
+    hidden = stage_kinds("unaudited_kinds")
+    return [e for e in doc.edits if e.kind not in hidden[e.stage]]
 
 
 def front_matter(doc: Document, translator: dict) -> str:
@@ -122,13 +123,12 @@ class Flavor:
 
 def _audit_lines(edits: list) -> Iterator[tuple[str, str]]:
     """(summary, plain-text line) for each line of the audit: counted kinds, then every edit."""
-    counted = Counter(
-        (e.stage, e.kind) for e in edits if e.kind in stage_spec(e.stage).counted_kinds
-    )
+    kinds = stage_kinds("counted_kinds")
+    counted = Counter((e.stage, e.kind) for e in edits if e.kind in kinds[e.stage])
     for (stage, kind), n in sorted(counted.items()):
         yield "", f"{stage}: {n} × {kind} removed"
     for e in edits:
-        if e.kind not in stage_spec(e.stage).counted_kinds:
+        if e.kind not in kinds[e.stage]:
             shown = e.text if len(e.text) <= 300 else e.text[:300] + "…"
             shown = " ".join(shown.split())
             what = f" → {e.replacement}" if e.replacement else ""

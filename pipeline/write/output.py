@@ -8,8 +8,9 @@ Markdown), so running one file into a folder of ten keeps all eleven in it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+import msgspec
 
 from pipeline import __version__
 from pipeline.document import Document
@@ -21,6 +22,26 @@ from pipeline.write.markdown import render_markdown
 from pipeline.write.terms import write_term_table
 
 DOCUMENT_SCHEMA = "pipeline/document@"
+
+
+class _Stamp(msgspec.Struct):
+    fingerprint: str | None = None
+
+
+class _Source(msgspec.Struct):
+    sha256: str | None = None
+
+
+class _Done(msgspec.Struct):
+    """The two fields that tell whether a document is unchanged: msgspec decodes only these
+    and skips the rest of the file (the blocks) without building it."""
+
+    pipeline: _Stamp = msgspec.field(default_factory=_Stamp)
+    source: _Source = msgspec.field(default_factory=_Source)
+
+
+_read_done = msgspec.json.Decoder(_Done).decode
+_read_json = msgspec.json.Decoder().decode
 
 
 def write_document(
@@ -37,7 +58,7 @@ def write_document(
     markdown = render_markdown(doc, translator, settings.layout, settings.flavor)
     write_atomic(Path(f"{stem}.md"), markdown)
     # JSON last: it is what marks a document as done for the next run.
-    write_atomic(Path(f"{stem}.json"), json_chunks(doc, translator, meta))
+    write_atomic(Path(f"{stem}.json"), json_chunks(doc, translator, meta, settings.pretty))
 
 
 def is_unchanged(out_stem: Path, sha256: str, out_dir: Path, fingerprint: str) -> bool:
@@ -47,13 +68,10 @@ def is_unchanged(out_stem: Path, sha256: str, out_dir: Path, fingerprint: str) -
     if not (json_path.is_file() and (out_dir / f"{out_stem}.md").is_file()):
         return False
     try:
-        data = json.loads(json_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        done = _read_done(json_path.read_bytes())
+    except (OSError, msgspec.DecodeError):  # ValidationError is a DecodeError
         return False
-    return (
-        data.get("pipeline", {}).get("fingerprint") == fingerprint
-        and data.get("source", {}).get("sha256") == sha256
-    )
+    return done.pipeline.fingerprint == fingerprint and done.source.sha256 == sha256
 
 
 def folder_documents(out_dir: Path) -> list[tuple[str, dict]]:
@@ -66,8 +84,8 @@ def folder_documents(out_dir: Path) -> list[tuple[str, dict]]:
         if json_path.name.startswith(".") or not md.is_file():
             continue
         try:
-            data = json.loads(json_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = _read_json(json_path.read_bytes())
+        except (OSError, msgspec.DecodeError):
             continue
         if isinstance(data, dict) and str(data.get("schema", "")).startswith(DOCUMENT_SCHEMA):
             found.append((md.relative_to(out_dir).as_posix(), data))

@@ -19,6 +19,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from pipeline.document import Document
 from pipeline.write.files import write_atomic
 from pipeline.write.json_doc import document_to_dict
@@ -31,8 +33,9 @@ def document_record(doc: Document, key: str, translator: dict, pipeline: dict) -
     return {"id": key, **document_to_dict(doc, translator, pipeline)}
 
 
-def jsonl_line(record: dict) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+def jsonl_line(record: dict) -> bytes:
+    """One compact JSON line (msgspec: UTF-8, keys in the record's order)."""
+    return msgspec.json.encode(record) + b"\n"
 
 
 def shard_name(number: int, fmt: str) -> str:

@@ -123,14 +123,30 @@ def term_table(documents: list[dict]) -> list[TermRow]:
     """The recurring terms of `documents` (their JSON), most frequent first."""
     stop = set(data_lines("term_stoplist.txt"))
     rows: dict[str, TermRow] = {}
-    for name, s in _sentences(documents):
-        for term, english, _ in _occurrences(s):
-            if term in stop:
-                continue
-            row = rows.setdefault(term, TermRow(term))
-            row.count += 1
-            row.documents.add(name)
-            row.glossary = row.glossary or english
+
+    def count(term: str, english: str | None, name: str, times: int = 1) -> None:
+        row = rows.setdefault(term, TermRow(term))
+        row.count += times
+        row.documents.add(name)
+        row.glossary = row.glossary or english
+
+    for n, data in enumerate(documents):
+        name = data.get("source", {}).get("path", str(n))
+        # A sentence without glossary terms has only jieba words, found anywhere: count the
+        # document's words at once (C) and look at each distinct word once, not every
+        # occurrence (a folder holds millions).
+        words: Counter[str] = Counter()
+        for b in data.get("blocks", ()):
+            for s in b.get("sentences", ()):
+                if s.get("terms"):
+                    for term, english, _ in _occurrences(s):
+                        if term not in stop:
+                            count(term, english, name)
+                else:
+                    words.update(s["tokens"])
+        for word, times in words.items():
+            if word not in stop and _TERM.fullmatch(word):
+                count(word, None, name, times)
     listed = {
         zh: row
         for zh, row in rows.items()
