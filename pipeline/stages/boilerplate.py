@@ -106,13 +106,14 @@ _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
 def _is_decoration(line: str) -> bool:
     """No word at all, and not code: symbols and arrows (▼, ↓↓↓, ———, ★★★) or one ASCII
-    character repeated (----, ****, ====). A few mixed ASCII marks are code, not decoration:
-    `$#`, `$?`, `&&`, `=>` are a shell or a language's operators on a line of their own."""
+    character, alone or repeated (/, ----, ****, ====). Mixed ASCII marks are code, not
+    decoration: `$#`, `$?`, `=>` are a shell's or a language's operators on a line of their
+    own."""
     if any(c.isalnum() for c in line) or _CODE_PUNCTUATION.search(line) or TABLE_RULE.match(line):
         return False
     compact = "".join(line.split())
     if compact.isascii():
-        return len(set(compact)) == 1 and len(compact) >= 3
+        return len(set(compact)) == 1
     return True
 
 
