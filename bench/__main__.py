@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from bench import big_inputs, text_stages, translation, whole_process, writers
+from bench import big_inputs, scaling, text_stages, translation, whole_process, writers
 from bench.common import ROOT, peak_rss_mb
 
 COLUMNS = ("part", "measure", "result", "vs baseline (same run)", "peak RSS")
@@ -86,6 +86,22 @@ def _translation_rows(results: dict) -> list[tuple]:
     return out
 
 
+def _scaling_rows(rows: list[dict]) -> list[tuple]:
+    out = []
+    for r in rows:
+        same = "; same bytes as local" if r.get("same_output_as_local") else ""
+        out.append(
+            (
+                "scaling",
+                f"{r['setup']} ({r['records']} records, {r['mb']} MB)",
+                f"{r['seconds']} s = {r['mb_per_s']} MB/s",
+                f"{r['speedup_vs_1_worker']}× local, 1 worker{same}",
+                "",
+            )
+        )
+    return out
+
+
 def _big_rows(rows: list[dict]) -> list[tuple]:
     return [
         (
@@ -114,6 +130,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=5.0, help="size of the replicated corpus")
     parser.add_argument("--sentences", type=int, default=128, help="sentences to translate")
     parser.add_argument("--skip-translation", action="store_true")
+    parser.add_argument("--skip-scaling", action="store_true", help="no 1→2 worker / Ray runs")
     parser.add_argument("--repeat", type=int, default=3, help="whole-process runs of each")
     parser.add_argument("--big", action="store_true", help="also time a 50 MB file (minutes)")
     args = parser.parse_args()
@@ -127,6 +144,9 @@ def main() -> None:
     if not args.skip_translation:
         results["translation"] = translation.run(args.sentences)
         rows += _translation_rows(results["translation"])
+    if not args.skip_scaling:
+        results["scaling"] = scaling.run()
+        rows += _scaling_rows(results["scaling"])
     if args.big:
         results["big_inputs"] = big_inputs.run()
         rows += _big_rows(results["big_inputs"])
