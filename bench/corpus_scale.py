@@ -22,16 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import ROOT
+from bench.common import CLI_CHILD, ROOT
 
-_CHILD = (
-    "import sys\n"
-    "from bench.common import peak_rss_mb\n"
-    "from pipeline.cli import main\n"
-    "code = main(sys.argv[1:])\n"
-    "print(peak_rss_mb())\n"
-    "sys.exit(code)\n"
-)
 _NOISE = [
     "首页 | 新闻 | 体育 | 财经 | 登录 | 注册",
     "返回搜狐，查看更多",
@@ -71,7 +63,7 @@ def _command(src: Path, out: Path, jobs: int, *extra: str) -> list[str]:
     return [
         sys.executable,
         "-c",
-        _CHILD,
+        CLI_CHILD,
         "run",
         str(src),
         "-o",
