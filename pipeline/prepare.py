@@ -29,31 +29,43 @@ NO_CHINESE_NOTE = "no Chinese text: written through without translation"
 
 def clean_document(doc: Document, ctx: Context) -> Document:
     """The removal stages (minus those turned off with --keep): the rule stages repeated until
-    nothing changes, then the stages that judge a page once (the classifier).
+    nothing changes, then the stages that judge a whole page (the classifier); and again, until
+    a round of both changes nothing.
 
     One stage's cut can expose junk another stage recognises (a `?` left alone once an image
-    name beside it is gone), so a second round makes cleaning idempotent: cleaning clean
-    output removes nothing.
+    name beside it is gone), and the classifier judges a line by its neighbours, which a cut
+    changes. Repeating to a fixed point makes cleaning idempotent: cleaning clean output
+    removes nothing (tests/test_cleaning_properties.py, tests/test_fuzz.py).
     """
     cleaning = [s for s in stages() if s.removes and ctx.settings.enabled(s.name)]
     # A stage is a function of the document: handed the very state (the same edits object)
     # in which it last changed nothing, it would change nothing again, so it is not run (the
     # last round is mostly such runs).
     settled: dict[str, tuple] = {}
+
+    def run_settling(spec, doc: Document) -> Document:
+        if settled.get(spec.name) is doc.edits:
+            return doc
+        edits = doc.edits
+        doc = spec.run(doc, ctx)
+        if doc.edits is edits:
+            settled[spec.name] = edits
+        return doc
+
     for _ in range(MAX_CLEANING_ROUNDS):
-        before = doc.edits
+        page_before = doc.edits
+        for _ in range(MAX_CLEANING_ROUNDS):
+            before = doc.edits
+            for spec in cleaning:
+                if not spec.once:
+                    doc = run_settling(spec, doc)
+            if doc.edits == before:
+                break
         for spec in cleaning:
-            if spec.once or settled.get(spec.name) is doc.edits:
-                continue
-            edits = doc.edits
-            doc = spec.run(doc, ctx)
-            if doc.edits is edits:
-                settled[spec.name] = edits
-        if doc.edits == before:
+            if spec.once:
+                doc = run_settling(spec, doc)
+        if doc.edits == page_before:
             break
-    for spec in cleaning:
-        if spec.once:
-            doc = spec.run(doc, ctx)
     return doc
 
 
