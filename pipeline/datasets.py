@@ -111,13 +111,21 @@ def _parquet_rows(path: Path, fields: Fields) -> Iterator[object]:
         yield from batch.to_pylist()
 
 
+def record_text(record: Record) -> str:
+    """A record's document text: its title (if any) on the first line, then its text."""
+    return f"{record.title}\n\n{record.text}" if record.title else record.text
+
+
+def record_sha256(record: Record) -> str:
+    """The SHA-256 a record's document names as its source's (what a resume compares)."""
+    return hashlib.sha256(record_text(record).encode("utf-8")).hexdigest()
+
+
 def record_document(record: Record, dataset: str) -> Document:
-    """A record as a document: its title (if any) on the first line, then its text."""
-    text = f"{record.title}\n\n{record.text}" if record.title else record.text
-    data = text.encode("utf-8")
+    text = record_text(record)
     source = Source(
         path=f"{dataset}#{record.key}",
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=record_sha256(record),
         encoding="utf-8",
         chars=len(text),
         format="text",

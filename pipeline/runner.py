@@ -37,7 +37,7 @@ from pipeline.datasets import (
     dataset_stem,
     is_dataset,
     iter_records,
-    record_document,
+    record_sha256,
 )
 from pipeline.discover import InputFile, discover
 from pipeline.document import Document, evolve
@@ -197,18 +197,19 @@ class _Run:
         folder = dataset.out_stem.parent / dataset_stem(dataset.path)
         names = _RecordNames()
         for chunk in chunks:
-            todo = []
-            for record in chunk.records:
-                stem = folder / names.next(record.key)
-                sha = record_document(record, chunk.dataset).source.sha256
+            todo: list[Item] = []
+            stems: dict[str, Path] = {}
+            for item, (name, key) in zip(chunk.items, chunk.keys, strict=True):
+                stem = folder / names.next(key)
+                sha = record_sha256(item[0])
                 if not self.settings.force and is_unchanged(
                     stem, sha, self.out_dir, self.fingerprint
                 ):
-                    self.report.skipped.append(f"{chunk.dataset}#{record.key}")
+                    self.report.skipped.append(name)
                 else:
-                    todo.append(((record, chunk.dataset), stem))
-            stems = {f"{chunk.dataset}#{item[0].key}": stem for item, stem in todo}
-            for r in self.batches.process([item for item, _ in todo], self.report):
+                    todo.append(item)
+                    stems[name] = stem
+            for r in self.batches.process(todo, self.report):
                 self._write_markdown(r, stems[r.name])
 
     def _write_markdown(self, r: Prepared, stem: Path) -> None:
@@ -247,8 +248,6 @@ class _Chunk:
     items: list[Item]
     keys: list[tuple[str, str]]
     digest: str
-    dataset: str = ""
-    records: list[Record] = dataclasses.field(default_factory=list)
 
 
 def _file_chunks(files: list[InputFile], size: int) -> Iterator[_Chunk]:
@@ -266,7 +265,7 @@ def _record_chunks(dataset: InputFile, settings, report: RunReport) -> Iterator[
     def flush() -> _Chunk:
         parts = [(r.key, r.text, r.title) for r in chunk]
         keys = [(f"{name}#{r.key}", r.key) for r in chunk]
-        return _Chunk([(r, name) for r in chunk], keys, records_digest(parts), name, list(chunk))
+        return _Chunk([(r, name) for r in chunk], keys, records_digest(parts))
 
     try:
         for record in iter_records(dataset.path, fields):

@@ -236,3 +236,14 @@ def test_the_cpu_path_says_where_it_ran(tiny_model, tmp_path):
     args = ["--translator", "marian", "--model", tiny_model, "--device", "auto", "--no-cache"]
     assert run_cli(page, "-o", tmp_path / "o", *args) == 0
     assert load_json(tmp_path / "o" / "a.json")["translator"]["device"] == "cpu"
+
+
+def test_a_dataset_as_markdown_one_pair_per_record_skipped_when_unchanged(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "pages.jsonl", seed_records(3))
+    args = [src, "-o", tmp_path / "o", "--format", "md", "--translator", "none", "--id-field", "id"]
+    assert run_cli(*args) == 0
+    names = sorted(p.name for p in (tmp_path / "o" / "pages").iterdir())
+    assert names == [f"r0000{i}.{ext}" for i in range(3) for ext in ("json", "md")]
+    capsys.readouterr()
+    assert run_cli(*args) == 0
+    assert "0 document(s) written" in capsys.readouterr().err
