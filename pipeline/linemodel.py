@@ -577,16 +577,20 @@ def _features(
         C[:, _I["before_body"] - c0] = ar < body_idx[0]
         C[:, _I["after_body"] - c0] = ar > body_idx[-1]
     keys = [_KEY_DROP.sub("", f) for f in folded]
+    # in the page, repetition is exact: rows of a list or table differ by their numbers
+    # (`范围1: S18-19`, `范围2: S20-21`) and are content; across pages, digits are folded (a
+    # counter or a date changes from page to page, the chrome around it does not)
+    in_page = Counter(keys)
+    repeat_doc = [in_page[k] - 1 if k else 0 for k in keys]
     for j in np.flatnonzero(digits):
         keys[j] = _DIGITS.sub("0", keys[j])
-    key_count = Counter(keys)
     C[:, _I["pos"] - c0] = ar / max(1, m - 1)
     C[:, _I["index"] - c0] = np.log1p(ar)
     C[:, _I["index_end"] - c0] = np.log1p(m - 1 - ar)
     C[:, _I["run"] - c0] = run
     C[:, _I["first_run"] - c0] = first_run
     C[:, _I["last_run"] - c0] = last_run
-    C[:, _I["repeat_doc"] - c0] = np.log1p([key_count[k] - 1 if k else 0 for k in keys])
+    C[:, _I["repeat_doc"] - c0] = np.log1p(repeat_doc)
     if batch_counts and n_docs > 1:
         C[:, _I["repeat_batch"] - c0] = [
             min(3, batch_counts.get(k, 1) - 1) / 3 if k else 0.0 for k in keys

@@ -10,7 +10,8 @@ again); labels in corpus/labels/*.jsonl; the split in corpus/splits.json. For ea
 builds corpus/build/<split>/ (links to the pages + the split's labels), runs
 `python -m pipeline run` on it with `--translator none`, and prints the scorer's summary.
 The split `holdout` is corpus/holdout/*.jsonl: pages kept for scoring only (never tuned on,
-never trained on; corpus/holdout/README.md). `--groups abcd,fg` also scores each split's pages
+never trained on; corpus/holdout/README.md); `holdout-e`, `holdout-m` score one hold-out
+set each. `--groups abcd,fg` also scores each split's pages
 of the label sets a-d and f-g apart (same run), e.g. to report pages added later separately.
 """
 
@@ -73,8 +74,11 @@ def main() -> int:
     parser.add_argument("--groups", default="", help="label sets scored apart, e.g. abcd,fg")
     args = parser.parse_args()
     splits = json.loads((CORPUS / "splits.json").read_text(encoding="utf-8"))
-    holdout = labels("holdout")
+    hold_sets: dict[str, str] = {}
+    holdout = labels("holdout", sets=hold_sets)
     splits["holdout"] = sorted(holdout)
+    for stem in sorted(set(hold_sets.values())):  # holdout-e, holdout-m: one set each
+        splits[f"holdout-{stem}"] = sorted(d for d, s in hold_sets.items() if s == stem)
     set_of: dict[str, str] = {}
     all_labels = {**labels(sets=set_of), **holdout}
     for name in args.splits.split(","):

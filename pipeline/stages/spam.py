@@ -97,7 +97,12 @@ def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]
 
 # --- jammer noise ---------------------------------------------------------------------------
 
-_SCRAP = r"[A-Za-z0-9][A-Za-z0-9.,'/()\[\]{}:;!?\-]?"
+# A scrap: one or two ASCII letters, digits or symbols; forum printouts put runs of them between
+# real lines (`5 m7 A  f. D( t'`, `* `# p7 @, o+ V( g N$`).
+_SYMBOLS = r".,'/()\[\]{}:;!?\-~@#$%^&*_+=|`\"<>"
+_SCRAP = rf"[A-Za-z0-9{_SYMBOLS}]{{1,2}}"
+_BRACKETS = frozenset("()[]{}")
+_MARKS = frozenset(_SYMBOLS.replace("\\", "")) - _BRACKETS
 
 
 @lru_cache(maxsize=8)
@@ -115,18 +120,26 @@ def _is_lettered_list(noise: str) -> bool:
     )
 
 
+def _glued(scrap: str) -> bool:
+    """`D(`, `@,`, `p7` is not: a letter or digit and a symbol side by side."""
+    return len(scrap) == 2 and scrap[0].isalnum() != scrap[1].isalnum()
+
+
 def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
     # Noise never spans a line (no newline in the pattern): whole text or line, same matches.
+    # Code and formulas are runs of scraps too (`A + B = C`, `x = y [ i ]`): noise also needs
+    # capitals, and symbols glued to letters in three scraps or more.
     changes = []
     for m in _jammer(min_scraps).finditer(text):
         noise = m.group()
         letters = sum(c.isalpha() for c in noise)
-        brackets = sum(c in "()[]{}" for c in noise)
-        punct = sum(c in ".,'/:;!?-" for c in noise)
+        brackets = sum(c in _BRACKETS for c in noise)
+        marks = sum(c in _MARKS for c in noise)
         if (
             letters >= 3
-            and (brackets % 2 == 1 or punct >= 2)
+            and (brackets % 2 == 1 or marks >= 2)
             and any(c.isupper() for c in noise)
+            and sum(map(_glued, noise.split())) >= 3
             and not _is_lettered_list(noise)
         ):
             changes.append(Change(m.start(), m.end(), "jammer noise"))
