@@ -36,6 +36,7 @@ from importlib import resources
 
 import numpy as np
 
+from pipeline.data import data_fullmatch
 from pipeline.text import HAN as _HAN
 from pipeline.text import URL_RE as _URL
 from pipeline.text import fold
@@ -218,12 +219,7 @@ def _seed_words() -> _Words:
     return _Words(_SEED_WORDS)
 
 
-@lru_cache(maxsize=1)
-def _rule_pattern() -> re.Pattern:
-    """Today's chrome patterns (pipeline/data/boilerplate.txt) as one alternation."""
-    from pipeline.data import data_pattern
-
-    return data_pattern("boilerplate.txt")
+_RULES = "boilerplate.txt"  # today's chrome patterns, one alternation (pipeline/data)
 
 
 @lru_cache(maxsize=1)
@@ -495,7 +491,6 @@ def _features(
         F[g_line[firsts], _I["lex_max"]] = np.maximum.reduceat(w, firsts)
 
     # what needs the line as a string (Python lists: numpy scalars are slow one by one)
-    rule = _rule_pattern()
     sent_end, colon_end, short_tokens, brackets, rule_hit, menu, indent, code_end = (
         [0] * m for _ in range(8)
     )
@@ -522,7 +517,7 @@ def _features(
             brackets[j] = _BRACKETS_ONLY.fullmatch(s) is not None
         if lens_l[j] <= 200:
             f = folded[j].strip()
-            rule_hit[j] = rule.fullmatch(f) is not None
+            rule_hit[j] = data_fullmatch(_RULES, f)
             if sent_l[j] == 0 and (seps[j] >= 2 or spaces[j] >= 2):
                 menu[j] = _is_menu(f)
         if spaces[j]:
