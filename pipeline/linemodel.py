@@ -94,6 +94,22 @@ def _code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
+@lru_cache(maxsize=1)
+def _key_table() -> np.ndarray:
+    """The code points `_KEY_DROP` keeps (digits, a-z, Han), and the newline."""
+    table = np.zeros(0x110000, dtype=bool)
+    for lo, hi in re.findall(r"(.)-(.)", "0-9a-z" + _HAN):
+        table[ord(lo) : ord(hi) + 1] = True
+    table[ord("\n")] = True
+    return table
+
+
+def _line_keys(cp: np.ndarray) -> list[str]:
+    """`_KEY_DROP.sub("", line)` for every line of a page given as code points, in one pass."""
+    kept = cp[_key_table()[cp]]
+    return kept.tobytes().decode("utf-32-le", "surrogatepass").split("\n")
+
+
 # --- patterns --------------------------------------------------------------------------------
 
 _BULLETS = re.compile(
@@ -571,7 +587,7 @@ def _features(
     if len(body_idx):
         C[:, _I["before_body"] - c0] = ar < body_idx[0]
         C[:, _I["after_body"] - c0] = ar > body_idx[-1]
-    keys = [_KEY_DROP.sub("", f) for f in folded]
+    keys = _line_keys(cp)
     for j in np.flatnonzero(digits):
         keys[j] = _DIGITS.sub("0", keys[j])
     key_count = Counter(keys)
