@@ -36,6 +36,7 @@ from importlib import resources
 
 import numpy as np
 
+from pipeline.data import data_fullmatch
 from pipeline.text import HAN as _HAN
 from pipeline.text import URL_RE as _URL
 from pipeline.text import fold
@@ -91,6 +92,22 @@ def _class_table() -> np.ndarray:
 
 def _code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+@lru_cache(maxsize=1)
+def _key_table() -> np.ndarray:
+    """The code points `_KEY_DROP` keeps (digits, a-z, Han), and the newline."""
+    table = np.zeros(0x110000, dtype=bool)
+    for lo, hi in re.findall(r"(.)-(.)", "0-9a-z" + _HAN):
+        table[ord(lo) : ord(hi) + 1] = True
+    table[ord("\n")] = True
+    return table
+
+
+def _line_keys(cp: np.ndarray) -> list[str]:
+    """`_KEY_DROP.sub("", line)` for every line of a page given as code points, in one pass."""
+    kept = cp[_key_table()[cp]]
+    return kept.tobytes().decode("utf-32-le", "surrogatepass").split("\n")
 
 
 # --- patterns --------------------------------------------------------------------------------
@@ -218,12 +235,7 @@ def _seed_words() -> _Words:
     return _Words(_SEED_WORDS)
 
 
-@lru_cache(maxsize=1)
-def _rule_pattern() -> re.Pattern:
-    """Today's chrome patterns (pipeline/data/boilerplate.txt) as one alternation."""
-    from pipeline.data import data_pattern
-
-    return data_pattern("boilerplate.txt")
+_RULES = "boilerplate.txt"  # today's chrome patterns, one alternation (pipeline/data)
 
 
 @lru_cache(maxsize=1)
@@ -495,7 +507,6 @@ def _features(
         F[g_line[firsts], _I["lex_max"]] = np.maximum.reduceat(w, firsts)
 
     # what needs the line as a string (Python lists: numpy scalars are slow one by one)
-    rule = _rule_pattern()
     sent_end, colon_end, short_tokens, brackets, rule_hit, menu, indent, code_end = (
         [0] * m for _ in range(8)
     )
@@ -522,7 +533,7 @@ def _features(
             brackets[j] = _BRACKETS_ONLY.fullmatch(s) is not None
         if lens_l[j] <= 200:
             f = folded[j].strip()
-            rule_hit[j] = rule.fullmatch(f) is not None
+            rule_hit[j] = data_fullmatch(_RULES, f)
             if sent_l[j] == 0 and (seps[j] >= 2 or spaces[j] >= 2):
                 menu[j] = _is_menu(f)
         if spaces[j]:
@@ -576,7 +587,7 @@ def _features(
     if len(body_idx):
         C[:, _I["before_body"] - c0] = ar < body_idx[0]
         C[:, _I["after_body"] - c0] = ar > body_idx[-1]
-    keys = [_KEY_DROP.sub("", f) for f in folded]
+    keys = _line_keys(cp)
     # in the page, repetition is exact: rows of a list or table differ by their numbers
     # (`范围1: S18-19`, `范围2: S20-21`) and are content; across pages, digits are folded (a
     # counter or a date changes from page to page, the chrome around it does not)

@@ -104,6 +104,8 @@ class _Builder:
                 self.add(code, Block("", 0, 0, "", kind="code", group=self.group, lang=lang))
             elif t == "html_block":
                 self._paragraph(" ".join(tok.content.split()))
+        # joined once at the end: joining after every block was quadratic in a long page
+        self.out.text = "".join(self.parts)
 
     def _depth(self, kind: str) -> int:
         return sum(1 for k, _ in self.containers if k == kind)
@@ -133,7 +135,6 @@ class _Builder:
         last = self.out.blocks[-1]
         self.parts.append(" " + text)
         self.length += 1 + len(text)
-        self.out.text = "".join(self.parts)
         self.out.blocks[-1] = _moved(last, last.start, self.length)
 
     def add(self, text: str, block: Block) -> None:
@@ -149,7 +150,6 @@ class _Builder:
         start = self.length + len(sep)
         self.length = start + len(text)
         self.out.blocks.append(_moved(block, start, self.length))
-        self.out.text = "".join(self.parts)
 
     def prepend_heading(self, title: str) -> None:
         title = " ".join(title.split())

@@ -66,3 +66,16 @@ def test_markdown_tables_are_protected():
     assert table_lines(rows) == {1, 2, 3}
     bare = ["名称 | 说明", "---|---", "a | b", "正文。"]  # GitHub tables need no outer pipes
     assert table_lines(bare) == {0, 1, 2}
+
+
+def test_line_keys_of_a_page_in_one_pass_are_its_lines_keys():
+    from bench import corpus
+    from pipeline.linemodel import _KEY_DROP, _code_points, _line_keys
+    from pipeline.text import fold
+
+    every = "".join(chr(c) for c in range(1, 0x30000) if not 0xD800 <= c < 0xE000)
+    pages = [p.text for p in corpus.fixture_pages()] + [every, every.replace("\n", "")]
+    for page in pages:
+        ftext = fold(page)
+        expected = [_KEY_DROP.sub("", line) for line in ftext.split("\n")]
+        assert _line_keys(_code_points(ftext)) == expected

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from pipeline.context import Context
-from pipeline.data import data_pattern
+from pipeline.data import data_fullmatch
 from pipeline.document import Change, Document
 from pipeline.registry import stage
 from pipeline.text import (
@@ -57,7 +57,7 @@ _RELATED_MAX_ITEMS = 15
 
 def is_chrome_line(line: str) -> bool:
     """Does a stripped, character-Simplified line match a chrome pattern or look like a menu?"""
-    return data_pattern("boilerplate.txt").fullmatch(line) is not None or _is_menu(line)
+    return data_fullmatch("boilerplate.txt", line) or _is_menu(line)
 
 
 def _is_menu(line: str) -> bool:
@@ -140,6 +140,29 @@ def _line_changes(
     return changes
 
 
+# A line's own changes depend on its text alone: line → (start, end, reason) in line coordinates.
+# The cleaning rounds hand this stage the same lines again (and pages repeat their chrome): each
+# distinct line is judged once per process.
+_LINE_VERDICTS: dict[str, tuple[tuple[int, int, str], ...]] = {}
+_MAX_LINE_VERDICTS = 1 << 17
+
+
+def _line_verdict(
+    text: str, matched: str, start: int, end: int
+) -> tuple[tuple[int, int, str], ...]:
+    line = text[start:end]
+    verdict = _LINE_VERDICTS.get(line)
+    if verdict is None:
+        footer_hint = _FOOTER_HINT.search(matched, start, end) is not None
+        image_hint = _IMAGE_HINT.search(matched, start, end) is not None
+        changes = _line_changes(text, matched, start, end, footer_hint, image_hint)
+        verdict = tuple((c.start - start, c.end - start, c.reason) for c in changes)
+        if len(_LINE_VERDICTS) >= _MAX_LINE_VERDICTS:
+            _LINE_VERDICTS.clear()
+        _LINE_VERDICTS[line] = verdict
+    return verdict
+
+
 @stage(STAGE, order=40, removes=True)
 def boilerplate(doc: Document, ctx: Context) -> Document:
     """Site chrome: menus, login prompts, footers, credits, image names, related lists."""
@@ -148,9 +171,8 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
     spans = list(lines(text))
     changes = _related_list_changes(text, matched, spans)
     taken = {c.start for c in changes}  # related-list lines, already judged
-    footer_lines = lines_matching(_FOOTER_HINT, matched, spans)
-    image_lines = lines_matching(_IMAGE_HINT, matched, spans)
-    for i, (start, end) in enumerate(spans):
+    for start, end in spans:
         if not taken or strip_span(text, start, end)[0] not in taken:
-            changes += _line_changes(text, matched, start, end, i in footer_lines, i in image_lines)
+            for a, b, reason in _line_verdict(text, matched, start, end):
+                changes.append(Change(start + a, start + b, reason))
     return doc.apply(STAGE, sorted(changes, key=lambda c: c.start))

@@ -24,7 +24,11 @@ READING = "reading"  # edit kind of a whole annotation; fragments are listed one
 
 _READING = r"[A-Za-z\u00c0-\u024f\u0300-\u036f]{1,7}[1-5]?"
 _GROUP = re.compile(rf"[(（][^\S\n]?({_READING})[^\S\n]?[)）]")
-_ANNOTATED = re.compile(rf"([{HAN}])((?:[(（][^\S\n]?{_READING}[^\S\n]?[)）])+)")
+_GROUP_TAIL = rf"[^\S\n]?{_READING}[^\S\n]?[)）]"
+# Bracketed readings right after a Han character (the match starts at the first bracket). The
+# bracket leads: the engine skips to the next bracket at C speed, where a leading Han class
+# would be tried at nearly every character of a page.
+_ANNOTATED = re.compile(rf"[(（](?<=[{HAN}][(（]){_GROUP_TAIL}(?:[(（]{_GROUP_TAIL})*")
 _TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ"
 _BROKEN = re.compile(
     rf"(\?*)([a-z{_TONED}ü]{{1,6}})[)）](?:[^\x00-\x7f\u3000-\u303f\uff00-\uffef{HAN}]\?)?"
@@ -57,10 +61,10 @@ def _annotation_length(char: str, groups: str) -> int:
 def _annotation_changes(text: str) -> list[Change]:
     changes = []
     for m in _ANNOTATED.finditer(text):
-        char, groups = m.group(1, 2)
-        length = _annotation_length(char, groups)
+        start = m.start()
+        char = text[start - 1]
+        length = _annotation_length(char, m.group())
         if length:
-            start = m.start(2)
             changes.append(Change(start, start + length, _reason(char), kind=READING))
     taken = {c.start for c in changes}
     # The bracket first (rare), then the characters before it: a pattern that led with the

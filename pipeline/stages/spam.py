@@ -368,13 +368,16 @@ _STOPWORDS = frozenset(
 )
 
 
-def content_words(text: str, segmenter: Segmenter) -> list[str]:
+@lru_cache(maxsize=1 << 14)
+def content_words(text: str, segmenter: Segmenter) -> tuple[str, ...]:
+    """The words of `text` that can tie it to a topic. Remembered: each cleaning round judges
+    the same candidate lines again, and segmenting them was most of this stage's time."""
     words = []
     for w in segmenter.cut(simplified_chars(text)):
         w = w.strip().lower()
         if len(w) >= 2 and w not in _STOPWORDS and (han_count(w) == len(w) or w.isalpha()):
             words.append(w)
-    return words
+    return tuple(words)
 
 
 @dataclass(frozen=True)

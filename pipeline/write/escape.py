@@ -18,9 +18,15 @@ _LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])")
 _LINE_START = re.compile(r"^([#+\-=])")
 
 
+# Anything the substitutions below could change (most Chinese lines have none of it).
+_ANY = re.compile(r"[\\`*_\[\]|&<>{}]|^(?:\d|[#+\-=]|import|export)")
+
+
 def escape_inline(text: str) -> str:
     """Escape text for use inside a line (paragraph text, table cell, blockquote)."""
-    text = " ".join(text.split("\n"))
+    text = text.replace("\n", " ")
+    if _ANY.search(text) is None:
+        return text
     text = _INLINE.sub(lambda m: _ENTITIES.get(m.group(), "\\" + m.group()), text)
     text = _LIST_NUMBER.sub(r"\1\\\2", text)
     text = _LINE_START.sub(r"\\\1", text)

@@ -14,6 +14,13 @@ import yaml
 
 from pipeline import __version__
 from pipeline.registry import stage_kinds
+from pipeline.write.documents import (
+    IndexDocument,
+    IndexEdit,
+    IndexSource,
+    IndexTitle,
+    IndexTranslator,
+)
 from pipeline.write.escape import escape_inline
 from pipeline.write.markdown import shorten
 
@@ -21,9 +28,9 @@ MOST_REMOVED = 15  # lines shown in "removed most often"
 REMOVED_TEXT_CHARS = 80
 
 
-def render_index(documents: list[tuple[str, dict]], appendix: str = "") -> str:
-    """documents: (Markdown path relative to the index, the document's JSON); appendix:
-    further sections (the terms, write/terms.py)."""
+def render_index(documents: list[tuple[str, IndexDocument]], appendix: str = "") -> str:
+    """documents: (Markdown path relative to the index, what the index reads of the document's
+    JSON); appendix: further sections (the terms, write/terms.py)."""
     rows = sorted((_row(md, data) for md, data in documents), key=lambda r: r["source"])
     meta = {"title": "Documents", "pipeline": {"generated_by": f"pipeline {__version__}"}}
     meta["pipeline"]["documents"] = len(rows)
@@ -45,31 +52,31 @@ def render_index(documents: list[tuple[str, dict]], appendix: str = "") -> str:
     return "\n".join(lines).rstrip("\n") + "\n" + (f"\n{appendix}" if appendix else "")
 
 
-def _audited(data: dict) -> list[dict]:
-    edits = [*data.get("removed", ()), *data.get("repaired", ())]
+def _audited(data: IndexDocument) -> list[IndexEdit]:
+    edits = [*(data.removed or ()), *(data.repaired or ())]
     hidden = stage_kinds("unaudited_kinds")  # a stage this version does not have: shown
-    return [e for e in edits if e.get("kind", "") not in hidden.get(e.get("stage"), ())]
+    return [e for e in edits if e.kind not in hidden.get(e.stage, ())]
 
 
-def _row(md: str, data: dict) -> dict:
-    blocks = data.get("blocks") or []
-    title = data.get("title") or {}
-    source = (data.get("source") or {}).get("path") or md
-    translator = data.get("translator") or {}
-    backend, label = translator.get("backend"), translator.get("label")
+def _row(md: str, data: IndexDocument) -> dict:
+    blocks = data.blocks or []
+    title = data.title or IndexTitle()
+    source = (data.source or IndexSource()).path or md
+    translator = data.translator or IndexTranslator()
+    backend, label = translator.backend, translator.label
     return {
         "md": md,
         "source": source,
-        "title": shorten(title.get("zh")) or source,
-        "title_en": shorten(title.get("en")),
+        "title": shorten(title.zh) or source,
+        "title_en": shorten(title.en),
         "blocks": len(blocks),
-        "sentences": sum(len(b.get("sentences") or ()) for b in blocks),
+        "sentences": sum(len(b.sentences or ()) for b in blocks),
         "removals": len(_audited(data)),
         "translator": f"{backend} ({label})" if label and label != backend else backend,
     }
 
 
-def cleaning_summary(documents: list[dict]) -> list[str]:
+def cleaning_summary(documents: list[IndexDocument]) -> list[str]:
     """Markdown lines: removals by stage and reason, and the texts removed most often."""
     by_reason: Counter[tuple[str, str]] = Counter()
     docs_with: Counter[str] = Counter()
@@ -78,11 +85,11 @@ def cleaning_summary(documents: list[dict]) -> list[str]:
         listed = []
         for e in _audited(data):
             # by the hundred (pinyin readings): one line for the kind
-            if e.get("kind", "") in counted.get(e.get("stage"), ()):
-                by_reason[(e["stage"], e["kind"])] += 1
+            if e.kind in counted.get(e.stage, ()):
+                by_reason[(e.stage, e.kind)] += 1
             else:
-                by_reason[(e["stage"], e["reason"])] += 1
-                listed.append(" ".join(e["text"].split())[:REMOVED_TEXT_CHARS])
+                by_reason[(e.stage, e.reason)] += 1
+                listed.append(" ".join(e.text.split())[:REMOVED_TEXT_CHARS])
         # Each text once per document, in order of appearance (not a set's order, which
         # changes with the hash seed): ties in most_common keep that order, run after run.
         docs_with.update(dict.fromkeys(t for t in listed if t).keys())

@@ -15,13 +15,12 @@ import msgspec
 from pipeline import __version__
 from pipeline.document import Document
 from pipeline.settings import Settings
+from pipeline.write.documents import IndexDocument, index_document
 from pipeline.write.files import write_atomic
 from pipeline.write.index import render_index
 from pipeline.write.json_doc import json_chunks
 from pipeline.write.markdown import render_markdown
 from pipeline.write.terms import write_term_table
-
-DOCUMENT_SCHEMA = "pipeline/document@"
 
 
 class _Stamp(msgspec.Struct):
@@ -41,7 +40,6 @@ class _Done(msgspec.Struct):
 
 
 _read_done = msgspec.json.Decoder(_Done).decode
-_read_json = msgspec.json.Decoder().decode
 
 
 def write_document(
@@ -74,20 +72,20 @@ def is_unchanged(out_stem: Path, sha256: str, out_dir: Path, fingerprint: str) -
     return done.pipeline.fingerprint == fingerprint and done.source.sha256 == sha256
 
 
-def folder_documents(out_dir: Path) -> list[tuple[str, dict]]:
-    """(Markdown path relative to `out_dir`, its JSON) for every document in the folder: a
-    JSON file of ours whose Markdown is beside it. Other runs' documents count too; a document
-    whose files are gone drops out."""
+def folder_documents(out_dir: Path) -> list[tuple[str, IndexDocument]]:
+    """(Markdown path relative to `out_dir`, what the index reads of its JSON) for every
+    document in the folder: a JSON file of ours whose Markdown is beside it. Other runs'
+    documents count too; a document whose files are gone drops out."""
     found = []
     for json_path in sorted(out_dir.rglob("*.json")):
         md = json_path.with_suffix(".md")
         if json_path.name.startswith(".") or not md.is_file():
             continue
         try:
-            data = _read_json(json_path.read_bytes())
+            data = index_document(json_path.read_bytes())
         except (OSError, msgspec.DecodeError):
             continue
-        if isinstance(data, dict) and str(data.get("schema", "")).startswith(DOCUMENT_SCHEMA):
+        if data is not None:
             found.append((md.relative_to(out_dir).as_posix(), data))
     return found
 

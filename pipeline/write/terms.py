@@ -20,11 +20,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from pipeline.data import data_lines
 from pipeline.glossary import builtin_glossary, word_spans
 from pipeline.text import HAN
+from pipeline.write.documents import IndexDocument, IndexSentence
 from pipeline.write.escape import escape_inline
 from pipeline.write.files import write_atomic
 
@@ -69,22 +71,24 @@ class TermRow:
         return "; ".join(f"{r} ×{n}" for r, n in ranked)
 
 
-def _sentences(documents: list[dict]) -> Iterator[tuple[str, dict]]:
-    for n, data in enumerate(documents):
-        name = data.get("source", {}).get("path", str(n))
-        for b in data.get("blocks", ()):
-            for s in b.get("sentences", ()):
-                yield name, s
+def _name(data: IndexDocument, n: int) -> str:
+    return data.source.path if data.source and data.source.path is not None else str(n)
 
 
-def _occurrences(s: dict) -> Iterator[tuple[str, str | None, int]]:
+def _sentences(documents: list[IndexDocument]) -> Iterator[IndexSentence]:
+    for data in documents:
+        for b in data.blocks or ():
+            yield from b.sentences or ()
+
+
+def _occurrences(s: IndexSentence) -> Iterator[tuple[str, str | None, int]]:
     """(term, glossary English or None, offset in zh) for every term in a JSON sentence."""
-    terms = s.get("terms") or ()
+    terms = s.terms or ()
     for t in terms:
-        if len(t["zh"]) > 1:
-            yield t["zh"], t["en"], t["start"]
-    covered = [(t["start"], t["end"]) for t in terms]
-    for (a, b), word in zip(word_spans(s["zh"], s["tokens"]), s["tokens"], strict=True):
+        if len(t.zh) > 1:
+            yield t.zh, t.en, t.start
+    covered = [(t.start, t.end) for t in terms]
+    for (a, b), word in zip(word_spans(s.zh, s.tokens), s.tokens, strict=True):
         if _TERM.fullmatch(word) and not any(a < end and b > start for start, end in covered):
             yield word, None, a
 
@@ -119,31 +123,35 @@ def _renderer(terms: set[str]) -> Callable[[str, str, float], str]:
     return rendering
 
 
-def term_table(documents: list[dict]) -> list[TermRow]:
-    """The recurring terms of `documents` (their JSON), most frequent first."""
+def term_table(documents: list[IndexDocument]) -> list[TermRow]:
+    """The recurring terms of `documents` (what the index reads of their JSON), most frequent
+    first."""
     stop = set(data_lines("term_stoplist.txt"))
     rows: dict[str, TermRow] = {}
 
     def count(term: str, english: str | None, name: str, times: int = 1) -> None:
-        row = rows.setdefault(term, TermRow(term))
+        row = rows.get(term)
+        if row is None:
+            row = rows[term] = TermRow(term)
         row.count += times
         row.documents.add(name)
         row.glossary = row.glossary or english
 
     for n, data in enumerate(documents):
-        name = data.get("source", {}).get("path", str(n))
+        name = _name(data, n)
         # A sentence without glossary terms has only jieba words, found anywhere: count the
         # document's words at once (C) and look at each distinct word once, not every
         # occurrence (a folder holds millions).
-        words: Counter[str] = Counter()
-        for b in data.get("blocks", ()):
-            for s in b.get("sentences", ()):
-                if s.get("terms"):
+        plain: list[list[str]] = []
+        for b in data.blocks or ():
+            for s in b.sentences or ():
+                if s.terms:
                     for term, english, _ in _occurrences(s):
                         if term not in stop:
                             count(term, english, name)
                 else:
-                    words.update(s["tokens"])
+                    plain.append(s.tokens)
+        words = Counter(chain.from_iterable(plain))
         for word, times in words.items():
             if word not in stop and _TERM.fullmatch(word):
                 count(word, None, name, times)
@@ -153,15 +161,15 @@ def term_table(documents: list[dict]) -> list[TermRow]:
         if len(row.documents) >= MIN_DOCUMENTS or row.count >= MIN_OCCURRENCES
     }
     rendering = None  # built on the first English: a run without translation loads no dictionary
-    for _, s in _sentences(documents):
-        if s.get("en") is None:
+    for s in _sentences(documents):
+        if s.en is None:
             continue
         rendering = rendering or _renderer({zh for zh, r in listed.items() if not r.glossary})
         places = {term: at for term, _, at in reversed(list(_occurrences(s)))}  # first ones
         for term in places.keys() & listed.keys():
             row = listed[term]
-            place = places[term] / max(len(s["zh"]), 1)
-            row.renderings[row.glossary or rendering(term, s["en"], place)] += 1
+            place = places[term] / max(len(s.zh), 1)
+            row.renderings[row.glossary or rendering(term, s.en, place)] += 1
     return sorted(listed.values(), key=lambda r: (-r.count, r.zh))
 
 
@@ -198,8 +206,9 @@ def render_section(rows: list[TermRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_term_table(out_dir: Path, documents: list[dict]) -> str:
-    """Write `terms.tsv` for `documents` (their JSON); return the index's Terms section."""
+def write_term_table(out_dir: Path, documents: list[IndexDocument]) -> str:
+    """Write `terms.tsv` for `documents` (what the index reads of their JSON); return the
+    index's Terms section."""
     rows = term_table(documents)
     write_atomic(out_dir / "terms.tsv", render_tsv(rows))
     return render_section(rows)
