@@ -96,7 +96,10 @@ def test_content_lines_lost_at_most_1_percent(scored):
 def test_lines_of_symbols_are_decoration_but_operators_are_code():
     from tests.conftest import clean
 
-    text = "正文第一行，介绍特殊变量。\n▼▼▼\n————————\n* * *\n/\n$#\n$?\n->\n=>\n正文最后一行。"
+    text = (
+        "正文第一行，介绍特殊变量。\n▼▼▼\n————————\n* * *\n-----\n/\n$#\n$?\n->\n=>\n,\n=\n...\n"
+        "正文最后一行。"
+    )
     doc = clean(text)
     removed = {e.text.strip() for e in doc.edits if e.stage == "boilerplate"}
-    assert removed == {"▼▼▼", "————————", "* * *", "/"}
+    assert removed == {"▼▼▼", "————————", "* * *", "-----"}

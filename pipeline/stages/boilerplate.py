@@ -104,16 +104,20 @@ _CODE_PUNCTUATION = re.compile(r"[{}()\[\];]|^\s*(?:/\*|\*/|//|#|<!--|-->)")
 _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
 
+# ASCII rules drawn with one repeated mark: `----`, `====`, `* * *`, `~~~`
+_ASCII_RULE = re.compile(r"([-=_*~#])\1{2,}")
+
+
 def _is_decoration(line: str) -> bool:
-    """No word at all, and not code: symbols and arrows (▼, ↓↓↓, ———, ★★★) or one ASCII
-    character, alone or repeated (/, ----, ****, ====). Mixed ASCII marks are code, not
-    decoration: `$#`, `$?`, `=>` are a shell's or a language's operators on a line of their
-    own."""
+    """No word at all, and not code: symbols and arrows (▼, ↓↓↓, ———, ★★★) or an ASCII rule
+    (----, ====, * * *). Other ASCII marks are code, not decoration: `$#`, `$?`, `=>` are a
+    shell's or a language's operators on a line of their own, and code split one token per
+    line leaves `,`, `=`, `/`, `...` alone on theirs."""
     if any(c.isalnum() for c in line) or _CODE_PUNCTUATION.search(line) or TABLE_RULE.match(line):
         return False
     compact = "".join(line.split())
     if compact.isascii():
-        return len(set(compact)) == 1
+        return _ASCII_RULE.fullmatch(compact) is not None
     return True
 
 
