@@ -190,15 +190,18 @@ class LexiconCounts:
         self.n_junk = len(self.junk)
         self.n_content = len(self.content)
 
-    def arrays(self, leave_out: str, min_sites: int = 2, alpha: float = 0.5, clip: float = 3.0):
-        """`lm.lexicon_arrays(self.lexicon(leave_out))`, vectorised: the weights of every bigram
-        at once (training computes one such vocabulary per site and fold)."""
-        if not hasattr(self, "_ids"):
-            self._ids = np.array(sorted(set(self.junk_df) | set(self.content_df)), dtype=object)
-            pos = {g: i for i, g in enumerate(self._ids)}
-            self._jd = np.array([self.junk_df[g] for g in self._ids], dtype=np.float64)
-            self._cd = np.array([self.content_df[g] for g in self._ids], dtype=np.float64)
-            self._gid = np.array([lm.gram_id(g) for g in self._ids], dtype=np.int64)
+    def _weights(self, leave_out: str | None, min_sites: int = 2, alpha: float = 0.5,
+                 clip: float = 3.0) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """(bigram ids, weights) of the vocabulary, learned without site `leave_out`: the
+        smoothed log-odds, clipped, of the bigrams seen on `min_sites` sites or more whose
+        weight is at least 0.25 either way. Vectorised: training asks for one vocabulary per
+        site and fold."""
+        if not hasattr(self, "_gid"):
+            grams = sorted(set(self.junk_df) | set(self.content_df))
+            pos = {g: i for i, g in enumerate(grams)}
+            self._jd = np.array([self.junk_df[g] for g in grams], dtype=np.float64)
+            self._cd = np.array([self.content_df[g] for g in grams], dtype=np.float64)
+            self._gid = np.array([lm.gram_id(g) for g in grams], dtype=np.int64)
             self._site_j = {s: np.array([pos[g] for g in v], dtype=np.int64)
                             for s, v in self.junk.items()}  # fmt: skip
             self._site_c = {s: np.array([pos[g] for g in v], dtype=np.int64)
@@ -212,33 +215,22 @@ class LexiconCounts:
             cd[self._site_c[leave_out]] -= 1
             nc -= 1
         w = np.log((jd + alpha) / (nj + 2 * alpha)) - np.log((cd + alpha) / (nc + 2 * alpha))
-        w = np.round(np.clip(w, -clip, clip), 3)
+        w = np.clip(w, -clip, clip)
         keep = (jd + cd >= min_sites) & (np.abs(w) >= 0.25)
-        ids, weights = self._gid[keep], w[keep]
+        return self._gid[keep], w[keep]
+
+    def lexicon(self, leave_out: str | None = None) -> dict[str, float]:
+        """bigram -> weight (3 decimals): the vocabulary shipped with the model."""
+        ids, w = self._weights(leave_out)
+        return {lm.gram_str(int(i)): round(float(x), 3) for i, x in zip(ids, w, strict=True)}
+
+    def arrays(self, leave_out: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`lm.lexicon_arrays(self.lexicon(leave_out))`, without the dictionary."""
+        ids, w = self._weights(leave_out)
         order = np.argsort(ids)
         starts = np.zeros(0x110000, dtype=bool)
         starts[ids >> 21] = True
-        return ids[order], weights[order], starts
-
-    def lexicon(self, leave_out: str | None = None, min_sites: int = 2, alpha: float = 0.5,
-                clip: float = 3.0) -> dict[str, float]:  # fmt: skip
-        jd, cd = self.junk_df, self.content_df
-        nj, nc = self.n_junk, self.n_content
-        if leave_out is not None:
-            jd = jd - Counter(self.junk.get(leave_out, ()))
-            cd = cd - Counter(self.content.get(leave_out, ()))
-            nj -= leave_out in self.junk
-            nc -= leave_out in self.content
-        out = {}
-        for g in set(jd) | set(cd):
-            j, c = jd[g], cd[g]
-            if j + c < min_sites:
-                continue
-            w = math.log((j + alpha) / (nj + 2 * alpha)) - math.log((c + alpha) / (nc + 2 * alpha))
-            w = max(-clip, min(clip, w))
-            if abs(w) >= 0.25:
-                out[g] = round(w, 3)
-        return out
+        return ids[order], np.round(w[order], 3), starts
 
 
 # --- features -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ Titles, bylines, dates and source lines are content and stay.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pipeline.context import Context
 from pipeline.data import data_fullmatch
@@ -144,27 +145,17 @@ def _line_changes(
     return changes
 
 
-# A line's own changes depend on its text alone: line → (start, end, reason) in line coordinates.
-# The cleaning rounds hand this stage the same lines again (and pages repeat their chrome): each
-# distinct line is judged once per process.
-_LINE_VERDICTS: dict[str, tuple[tuple[int, int, str], ...]] = {}
-_MAX_LINE_VERDICTS = 1 << 17
-
-
-def _line_verdict(
-    text: str, matched: str, start: int, end: int
-) -> tuple[tuple[int, int, str], ...]:
-    line = text[start:end]
-    verdict = _LINE_VERDICTS.get(line)
-    if verdict is None:
-        footer_hint = _FOOTER_HINT.search(matched, start, end) is not None
-        image_hint = _IMAGE_HINT.search(matched, start, end) is not None
-        changes = _line_changes(text, matched, start, end, footer_hint, image_hint)
-        verdict = tuple((c.start - start, c.end - start, c.reason) for c in changes)
-        if len(_LINE_VERDICTS) >= _MAX_LINE_VERDICTS:
-            _LINE_VERDICTS.clear()
-        _LINE_VERDICTS[line] = verdict
-    return verdict
+# A line's own changes depend on its text alone (`fold` is per character, so the line's folded
+# form is its slice of the page's): (start, end, reason) in line coordinates. The cleaning rounds
+# hand this stage the same lines again, and pages repeat their chrome: each distinct line is
+# judged once per process.
+@lru_cache(maxsize=1 << 17)
+def _line_verdict(line: str) -> tuple[tuple[int, int, str], ...]:
+    matched = fold(line)
+    footer_hint = _FOOTER_HINT.search(matched) is not None
+    image_hint = _IMAGE_HINT.search(matched) is not None
+    changes = _line_changes(line, matched, 0, len(line), footer_hint, image_hint)
+    return tuple((c.start, c.end, c.reason) for c in changes)
 
 
 @stage(STAGE, order=40, removes=True)
@@ -177,6 +168,6 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
     taken = {c.start for c in changes}  # related-list lines, already judged
     for start, end in spans:
         if not taken or strip_span(text, start, end)[0] not in taken:
-            for a, b, reason in _line_verdict(text, matched, start, end):
+            for a, b, reason in _line_verdict(text[start:end]):
                 changes.append(Change(start + a, start + b, reason))
     return doc.apply(STAGE, sorted(changes, key=lambda c: c.start))

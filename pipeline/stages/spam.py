@@ -99,10 +99,10 @@ def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]
 
 # A scrap: one or two ASCII letters, digits or symbols; forum printouts put runs of them between
 # real lines (`5 m7 A  f. D( t'`, `* `# p7 @, o+ V( g N$`).
-_SYMBOLS = r".,'/()\[\]{}:;!?\-~@#$%^&*_+=|`\"<>"
-_SCRAP = rf"[A-Za-z0-9{_SYMBOLS}]{{1,2}}"
+_SYMBOLS = ".,'/()[]{}:;!?-~@#$%^&*_+=|`\"<>"
+_SCRAP = rf"[A-Za-z0-9{re.escape(_SYMBOLS)}]{{1,2}}"
 _BRACKETS = frozenset("()[]{}")
-_MARKS = frozenset(_SYMBOLS.replace("\\", "")) - _BRACKETS
+_MARKS = frozenset(_SYMBOLS) - _BRACKETS
 
 
 @lru_cache(maxsize=8)
