@@ -306,6 +306,7 @@ _FEATURES = [
     ("repeat_batch", "repeated across pages", "unique across pages"),
     ("n_lines", "long page", "short page"),
     ("near_code", "next to code", "not near code"),
+    ("split_text", "text split one character per line", "not split text"),
 ]
 FEATURE_NAMES: list[str] = [n for n, _, _ in _FEATURES]
 REASONS: dict[str, tuple[str, str]] = {n: (high, low) for n, high, low in _FEATURES}
@@ -611,8 +612,25 @@ def _features(
     C[:, _I["near_code"] - c0] = np.max(
         np.stack([cpad[0:m], cpad[1 : m + 1], cpad[3 : m + 3], cpad[4 : m + 4]]), axis=0
     )
+    C[:, _I["split_text"] - c0] = _split_text(chars, han)
     X[idx] = np.hstack([F, C])
     return X
+
+
+_SPLIT_RUN = 8  # lines
+
+
+def _split_text(chars: np.ndarray, han: np.ndarray) -> np.ndarray:
+    """Lines of a run of at least _SPLIT_RUN one- or two-character lines, most of them Han: a
+    text a scraper split one character per line. Each line alone says nothing; the run is
+    prose (a line-number gutter, digits only, is not)."""
+    tiny = chars <= 2
+    out = np.zeros(len(chars))
+    edge = np.diff(np.concatenate([[0], tiny.astype(np.int8), [0]]))
+    for a, b in zip(np.flatnonzero(edge == 1), np.flatnonzero(edge == -1), strict=True):
+        if b - a >= _SPLIT_RUN and 2 * np.count_nonzero(han[a:b]) >= b - a:
+            out[a:b] = 1.0
+    return out
 
 
 # --- the model ------------------------------------------------------------------------------
@@ -659,11 +677,30 @@ def code_guard(X: np.ndarray) -> np.ndarray:
     )
 
 
+_TITLE_MIN_SHARED = 2  # topic units shared with the body
+
+
+def title_row(X: np.ndarray) -> int | None:
+    """The row of ONE document most likely its title: of the lines above the article body, the
+    one sharing the most topic words with the body (at least _TITLE_MIN_SHARED; the first on a
+    tie). Menus and credits share none; a title names what the body is about."""
+    above = np.flatnonzero((X[:, _I["before_body"]] > 0) & X.any(axis=1))
+    if not len(above):
+        return None
+    shared = np.expm1(-X[above, _I["topic_n"]])  # topic_n = -log(1 + shared units)
+    best = int(np.argmax(shared))
+    return int(above[best]) if shared[best] >= _TITLE_MIN_SHARED - 1e-9 else None
+
+
 def predict(model: dict, X: np.ndarray) -> np.ndarray:
-    """Junk probability per row; 0 for blank lines (all-zero rows) and for code."""
+    """Junk probability per row of ONE document; 0 for blank lines (all-zero rows), code, text
+    split one character per line and the likely title."""
     z = ((X - model["mean"]) / model["scale"]) @ model["coef"] + model["intercept"]
     p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-    p[~X.any(axis=1) | code_guard(X)] = 0.0
+    p[~X.any(axis=1) | code_guard(X) | (X[:, _I["split_text"]] > 0)] = 0.0
+    title = title_row(X)
+    if title is not None:
+        p[title] = 0.0
     return p
 
 

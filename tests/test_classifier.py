@@ -79,3 +79,35 @@ def test_line_keys_of_a_page_in_one_pass_are_its_lines_keys():
         ftext = fold(page)
         expected = [_KEY_DROP.sub("", line) for line in ftext.split("\n")]
         assert _line_keys(_code_points(ftext)) == expected
+
+
+def test_text_split_one_character_per_line_is_kept():
+    # a scraper that put every character on a line of its own: each line alone looks like a
+    # stray mark, the run is the article
+    body = "研究人员发布了新的模型，训练和推理的效率都有提升。"
+    page = "模型效率提升\n" + "\n".join(body) + "\n"
+    kept = clean(page).view.text
+    assert "".join(kept.split()) == "模型效率提升" + body
+
+
+def test_the_likely_title_is_never_the_classifier_s():
+    import numpy as np
+
+    from pipeline.linemodel import line_features, predict, title_row
+
+    lines = [
+        "登录 | 注册",
+        "电池回收企业扩大产能",
+        "2024-05-12",
+        "多家电池回收企业宣布扩大产能，回收企业认为电池退役高峰即将到来，产能需要提前准备。",
+        "业内人士表示，电池回收的利润取决于金属价格，企业正在改进拆解工艺以降低成本。",
+    ]
+    X = line_features(lines)
+    assert title_row(X) == 1  # shares 电池, 回收, 企业, 产能 with the body; the menu shares none
+    # no line above the body shares two topic words: no title is guessed
+    assert title_row(line_features(["登录 | 注册", *lines[3:]])) is None
+    # a model that calls every line junk still leaves the title (and blank lines) alone
+    n = X.shape[1]
+    everything = {"mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": 9.0}
+    p = predict(everything, X)
+    assert p[1] == 0.0 and (np.delete(p, 1) > 0.99).all()

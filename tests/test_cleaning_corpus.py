@@ -103,3 +103,27 @@ def test_lines_of_symbols_are_decoration_but_operators_are_code():
     doc = clean(text)
     removed = {e.text.strip() for e in doc.edits if e.stage == "boilerplate"}
     assert removed == {"▼▼▼", "————————", "* * *", "-----"}
+
+
+def test_a_code_gutter_goes_and_the_code_and_number_columns_stay():
+    from pipeline.settings import Settings
+    from tests.conftest import clean
+
+    text = (
+        "用下面的脚本统计行数：\n1\n2\n3\n4\nimport sys\nfor n, line in enumerate(sys.stdin):\n"
+        "    print(n)\n年份\n2019\n2020\n2021\n第一步\n1\n第二步\n2\n结束。"
+    )
+    doc = clean(text, Settings(keep=("classifier",)))  # the rule alone
+    gutter = [e.text.strip() for e in doc.edits if e.reason == "code line numbers"]
+    assert gutter == ["1", "2", "3", "4"]
+    kept = doc.view.text
+    for line in ("import sys", "    print(n)", "2019\n2020\n2021", "第一步\n1\n第二步\n2"):
+        assert line in kept
+
+
+def test_a_lone_full_stop_closes_a_sentence_and_stays():
+    from tests.conftest import clean
+
+    doc = clean("这句话被网页拆成了两行\n。\n▼\n下一句。")
+    removed = {e.text.strip() for e in doc.edits if e.stage == "boilerplate"}
+    assert removed == {"▼"}

@@ -6,6 +6,7 @@
 - footers glued after content (`…html返回搜狐，查看更多`): cut from the footer on, keep the content;
 - image file names inside a line (`fc6930ae-….png`, `640?wx_fmt=png`);
 - related-article lists: the short lines under a "相关阅读"-style header;
+- line-number gutters a code highlighter left as lines of their own (`1`, `2`, `3`, …);
 - decoration lines with no letter, digit or character at all (▼, ↓↓↓, ———).
 
 Titles, bylines, dates and source lines are content and stay.
@@ -48,7 +49,8 @@ _MENU_WORDS = re.compile(
 _SENTENCE_END = re.compile("[。！？!?；]")
 _RELATED_HEADERS = (
     "相关阅读|相关文章|相关推荐|推荐阅读|猜你喜欢|热门推荐|精彩推荐|为你推荐|今日推荐|"
-    "大家都在看|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩"
+    "大家都在看|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩|新闻推荐|相关新闻|相关资讯|相关链接|"
+    "热门新闻|热点新闻|最新文章|最新新闻|热门阅读|精选文章"
 )
 _RELATED_HEADER = re.compile(rf"^(?:{_RELATED_HEADERS})[：:]?$")
 _RELATED_HINT = re.compile(_RELATED_HEADERS)  # finds the few lines worth the full check
@@ -97,6 +99,30 @@ def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]])
     return changes
 
 
+_NUMBER_LINE = re.compile(r"[^\S\n]*(\d{1,3})[^\S\n]*")
+_GUTTER_MIN = 3  # lines
+
+
+def _gutter_changes(text: str, spans: list[tuple[int, int]]) -> list[Change]:
+    """Runs of at least _GUTTER_MIN lines holding one number each, counting up by one: the line
+    numbers a code block's gutter leaves when the page is flattened to text (the code itself
+    follows and stays). Three digits at most: a column of years (2019, 2020, …) is a table."""
+    changes: list[Change] = []
+    run: list[tuple[int, int]] = []
+    previous = None
+    for start, end in [*spans, (len(text), len(text))]:
+        m = _NUMBER_LINE.fullmatch(text, start, end) if start < end else None
+        number = int(m.group(1)) if m else None
+        if number is not None and previous is not None and number == previous + 1:
+            run.append((start, end))
+        else:
+            if len(run) >= _GUTTER_MIN:
+                changes += [Change(*strip_span(text, a, b), "code line numbers") for a, b in run]
+            run = [(start, end)] if number is not None else []
+        previous = number
+    return changes
+
+
 # Cheap whole-text scans that find the few lines worth the full footer or image check: each is
 # implied by the pattern it stands in for.
 _FOOTER_HINT = re.compile("返回搜狐|责任编辑|来源")
@@ -105,6 +131,7 @@ _CODE_PUNCTUATION = re.compile(r"[{}()\[\];]|^\s*(?:/\*|\*/|//|#|<!--|-->)")
 _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
 
+_PROSE_MARKS = frozenset("。，、；：？！…「」『』“”‘’（）《》〈〉")
 # ASCII rules drawn with one repeated mark: `----`, `====`, `* * *`, `~~~`
 _ASCII_RULE = re.compile(r"([-=_*~#])\1{2,}")
 
@@ -119,7 +146,8 @@ def _is_decoration(line: str) -> bool:
     compact = "".join(line.split())
     if compact.isascii():
         return _ASCII_RULE.fullmatch(compact) is not None
-    return True
+    # a lone `。` or `？」` closes a sentence the page broke across lines: punctuation, not art
+    return not all(c in _PROSE_MARKS for c in compact)
 
 
 def _line_changes(
@@ -164,8 +192,8 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
     text = doc.view.text
     matched = fold(text)
     spans = list(lines(text))
-    changes = _related_list_changes(text, matched, spans)
-    taken = {c.start for c in changes}  # related-list lines, already judged
+    changes = _related_list_changes(text, matched, spans) + _gutter_changes(text, spans)
+    taken = {c.start for c in changes}  # related-list and gutter lines, already judged
     for start, end in spans:
         if not taken or strip_span(text, start, end)[0] not in taken:
             for a, b, reason in _line_verdict(text[start:end]):
