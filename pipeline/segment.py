@@ -284,9 +284,10 @@ class Segmenter:
             return self._jieba.lcut(text, HMM=True)
         if _SQUARE.search(text):
             return self._block_cut(text)
-        if _NOT_FOR_RJIEBA.search(text) is None and self._latin_words.search(text) is None:
+        latin = _HAS_LATIN.search(text) is not None  # (every Latin dictionary word has one)
+        if _NOT_FOR_RJIEBA.search(text) is None and not (latin and self._latin_words.search(text)):
             tokens = self._fast.cut(text)
-            if _HAS_LATIN.search(text) is None:
+            if not latin:
                 return tokens
             # rjieba keeps Latin runs whole where jieba's HMM step splits them: join the
             # tokens, check what the equality rests on, then split each run jieba's way (a

@@ -234,7 +234,15 @@ def _nfc_changes(text: str) -> list[Change]:
 def _pattern_changes(
     text: str, pattern: re.Pattern, reason: str = "invisible or control character", kind: str = ""
 ) -> list[Change]:
+    literal = _LITERALS.get(pattern)
+    if literal is not None and literal not in text:  # a C-speed search rules the pattern out
+        return []
     return [Change(*m.span(), reason, "", kind) for m in pattern.finditer(text)]
+
+
+# The character each of these patterns needs: most pages have none, and the pattern runs in
+# every cleaning round.
+_LITERALS = {_LONE_CR: "\r", _CRLF: "\r", _UNDECODABLE: "\ufffd"}
 
 
 @stage(STAGE, order=10, removes=True, unaudited_kinds=(LINE_ENDING,))
