@@ -15,7 +15,7 @@ from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from pipeline.glossary import Match
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+# Edits and changes are named tuples: a long page makes a hundred thousand of each (its pinyin
+# readings), and a tuple is built several times faster than a frozen dataclass, which sets each
+# field through object.__setattr__.
+class Edit(NamedTuple):
     """A span of the original that is removed (replacement "") or repaired (replacement text)."""
 
     start: int
@@ -40,8 +42,7 @@ class Edit:
         return self.replacement == ""
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(NamedTuple):
     """What a stage asks for, in coordinates of the view it looked at."""
 
     start: int
@@ -139,17 +140,24 @@ class View:
     def to_original_many(self, starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
         """`to_original` for many non-empty spans at once, vectorised: a stage can hand back
         a hundred thousand changes."""
+        s, e = self.to_original_arrays(np.asarray(starts, np.int64), np.asarray(ends, np.int64))
+        return s.tolist(), e.tolist()
+
+    def to_original_arrays(
+        self, starts: np.ndarray, ends: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`to_original_many` on arrays, to arrays."""
         view_starts = np.frombuffer(self._view_starts, dtype=np.int64)
         orig_starts = np.frombuffer(self._orig_starts, dtype=np.int64)
         orig_ends = np.frombuffer(self._orig_ends, dtype=np.int64)
         identity = np.frombuffer(self._identity, dtype=np.uint8).astype(bool)
-        first = np.asarray(starts, dtype=np.int64)
-        last = np.asarray(ends, dtype=np.int64) - 1
+        first = starts
+        last = ends - 1
         ka = np.searchsorted(view_starts, first, side="right") - 1
         kb = np.searchsorted(view_starts, last, side="right") - 1
         s = np.where(identity[ka], orig_starts[ka] + first - view_starts[ka], orig_starts[ka])
         e = np.where(identity[kb], orig_starts[kb] + last - view_starts[kb] + 1, orig_ends[kb])
-        return s.tolist(), e.tolist()
+        return s, e
 
     def view_index_to_point(self, view_index: int) -> int:
         """An original offset for an empty view span (insertion point)."""
@@ -319,7 +327,7 @@ def _outside(changes: list[Change], protected: list[tuple[int, int]]) -> list[Ch
                 for piece in ((s, min(e, a)), (max(s, b), e))
                 if piece[1] > piece[0]
             ]
-        out += [dataclasses.replace(c, start=s, end=e) for s, e in pieces]
+        out += [c._replace(start=s, end=e) for s, e in pieces]
     return out
 
 
@@ -340,22 +348,43 @@ def merge_edits(
     # Longest first among changes that start together: a group takes its first change's reason.
     # (Two sorts with C keys: a stage can hand back a hundred thousand changes.)
     by_end = sorted(changes, key=_end, reverse=True)
-    groups = _group_overlapping(view, sorted(by_end, key=_start))
-    edit_starts = list(map(_start, edits))
-    edit_ends = list(map(_end, edits))
-    n = len(edits)
+    changes = sorted(by_end, key=_start)
+    n = len(changes)
+    v_starts = np.fromiter(map(_start, changes), np.int64, n)
+    v_ends = np.fromiter(map(_end, changes), np.int64, n)
+    o_starts, o_ends = view.to_original_arrays(v_starts, v_ends)
+    edit_starts = np.fromiter(map(_start, edits), np.int64, len(edits))
+    edit_ends = np.fromiter(map(_end, edits), np.int64, len(edits))
+    # Most changes (a page's hundred thousand readings) touch no other change and no earlier edit:
+    # each becomes an edit of its own original span as it is, found here for all at once; only
+    # the others go through the grouping and absorbing below.
+    alone = _alone(v_starts, v_ends, o_starts, o_ends, edit_starts, edit_ends)
+    o_start_list, o_end_list = o_starts.tolist(), o_ends.tolist()
+    # (tuple.__new__ directly: a named tuple's own __new__ is a Python function call)
+    new_edits = [
+        _new_tuple(Edit, (a, b, stage, sys.intern(c.reason), original[a:b], c.replacement, c.kind))
+        for c, a, b, is_alone in zip(changes, o_start_list, o_end_list, alone.tolist(), strict=True)
+        if is_alone
+    ]
+    others = np.flatnonzero(~alone).tolist()
+    groups = _group_overlapping(
+        view,
+        [changes[k] for k in others],
+        [o_start_list[k] for k in others],
+        [o_end_list[k] for k in others],
+    )
+    starts_list, ends_list = edit_starts.tolist(), edit_ends.tolist()
     absorbed: set[int] = set()
-    new_edits: list[Edit] = []
     for v_start, v_end, replacement, reason, kind, s, e in groups:
         # Existing edits that overlap [s, e) are absorbed into the new one.
-        i = max(bisect.bisect_right(edit_starts, s) - 1, 0)
+        i = max(bisect.bisect_right(starts_list, s) - 1, 0)
         lo, hi = s, e
         absorbs = False
-        while i < n and edit_starts[i] < e:
-            if edit_ends[i] > s or (edit_starts[i] == edit_ends[i] == s):
+        while i < len(edits) and starts_list[i] < e:
+            if ends_list[i] > s or (starts_list[i] == ends_list[i] == s):
                 absorbed.add(i)
                 absorbs = True
-                lo, hi = min(lo, edit_starts[i]), max(hi, edit_ends[i])
+                lo, hi = min(lo, starts_list[i]), max(hi, ends_list[i])
             i += 1
         kept = replacement
         if absorbs:
@@ -365,27 +394,58 @@ def merge_edits(
         # Many edits share a reason ("reading of 發"): one string object serves them all.
         new_edits.append(Edit(lo, hi, stage, sys.intern(reason), original[lo:hi], kept, kind))
     kept_edits = [e for i, e in enumerate(edits) if i not in absorbed] if absorbed else list(edits)
-    # Two sorted runs: the sort merges them in linear time.
-    merged = sorted(kept_edits + new_edits, key=_start)
+    # Sorted runs: the sort merges them in linear time.
+    merged = sorted(kept_edits + sorted(new_edits, key=_start), key=_start)
     return tuple(_join_adjacent(original, merged))
 
 
+def _alone(
+    v_starts: np.ndarray,
+    v_ends: np.ndarray,
+    o_starts: np.ndarray,
+    o_ends: np.ndarray,
+    edit_starts: np.ndarray,
+    edit_ends: np.ndarray,
+) -> np.ndarray:
+    """Which of the changes (sorted by start) overlap no other change, in the view or in the
+    original, and no existing edit: what `_group_overlapping` would leave a group of one and
+    the absorbing loop would leave as it is."""
+    n = len(v_starts)
+    if n == 0:
+        return np.zeros(0, bool)
+    if len(edit_starts) and np.any(edit_starts == edit_ends):
+        return np.zeros(n, bool)  # an empty edit (never made): the general path decides
+    # apart from every earlier change (their furthest end) ...
+    apart = np.ones(n, bool)
+    apart[1:] = (v_starts[1:] >= np.maximum.accumulate(v_ends)[:-1]) & (
+        o_starts[1:] >= np.maximum.accumulate(o_ends)[:-1]
+    )
+    # ... and from every later one
+    alone = apart.copy()
+    alone[:-1] &= apart[1:]
+    if len(edit_starts):
+        # Edits are sorted and apart: the last one starting before a change's end reaches
+        # furthest of those; the change touches an edit if that one ends after its start.
+        last = np.searchsorted(edit_starts, o_ends, side="left") - 1
+        alone &= (last < 0) | (edit_ends[np.maximum(last, 0)] <= o_starts)
+    return alone
+
+
+_new_tuple = tuple.__new__
 _start = attrgetter("start")
 _end = attrgetter("end")
 
 
 def _group_overlapping(
-    view: View, changes: list[Change]
+    view: View, changes: list[Change], orig_starts: list[int], orig_ends: list[int]
 ) -> list[tuple[int, int, str, str, str, int, int]]:
-    """Unite changes that overlap in the view or in the original (through a shared repair).
+    """Unite changes (sorted, with their original spans) that overlap in the view or in the
+    original (through a shared repair).
 
     Each group: view span, replacement, reason, kind, and the original span it covers.
     """
     groups: list[tuple[int, int, str, str, str, int, int]] = []
     last_orig_end = -1
-    orig_starts, orig_ends = view.to_original_many(
-        [c.start for c in changes], [c.end for c in changes]
-    )
     for c, s, e in zip(changes, orig_starts, orig_ends, strict=True):
         if groups and (c.start < groups[-1][1] or s < last_orig_end):
             g_start, g_end, g_replacement, g_reason, g_kind, g_s, _ = groups[-1]

@@ -14,12 +14,19 @@ provably agrees on:
   at the Han/Latin edges: each Han run by rjieba, each Latin run as jieba's HMM step splits
   it (`finalseg.re_skip`). That is jieba's result because no dictionary word crosses such an
   edge (the few dictionary words with Latin — `T恤`, `C++`, `AA制`, and user words like
-  `GPT-4` — send the block to jieba itself), every Latin character is a one-character step
+  `GPT-4` — send the block to jieba's route), every Latin character is a one-character step
   of jieba's route, and the characters jieba's route leaves alone on both sides of the edge
   are one buffer whose Han part its HMM cuts just as rjieba cuts them at the end of a run —
   unless those characters form a dictionary word (then jieba cuts them by HMM, rjieba one by
-  one): that case, too, goes to jieba;
+  one): that case, too, goes to jieba's route;
 - everything else (punctuation, white space) is split as jieba splits it.
+
+What rjieba cannot be trusted with — a block with a repeated unit (see `_SQUARE`), a block with
+a dictionary word that has Latin letters, a dictionary word at a Latin edge — is cut by jieba's
+own algorithm written out here (`JiebaRoute`: its DAG, its route with its floating-point sums in
+its order, its HMM for the characters the route leaves alone), over jieba's dictionary file read
+as bytes: exactly jieba's result, without loading jieba's tokenizer (~1 s of every run whose
+text has one such block).
 
 User dictionaries (`pipeline/data/userdict.txt`, `--user-dict`) are added to both with jieba's
 frequencies. rjieba's total frequency, which weighs every route, drops a word's old frequency
@@ -30,18 +37,21 @@ such a dictionary every sentence goes to jieba. tests/test_segment.py checks all
 against jieba token for token on the seeds, the fixtures and generated text.
 
 A segmenter is built once per process for each set of user dictionaries, keyed by their
-content; jieba (slow to load: ~0.7 s) is loaded only when some text needs it.
+content; jieba's dictionary is read only when some text needs it, and jieba's tokenizer only
+for a user dictionary that needs it.
 """
 
 from __future__ import annotations
 
 import io
 import logging
+import math
 import re
 import sys
 from functools import cached_property, lru_cache
 from importlib import resources
 from importlib.util import find_spec
+from itertools import accumulate
 from pathlib import Path
 
 import rjieba
@@ -58,8 +68,8 @@ _HAN_RUN = re.compile("([\u4e00-\u9fd5]+)")
 _HAN_ONLY = re.compile("[\u4e00-\u9fd5]+")
 # A repeated unit (语语, 哈哈哈, 谢谢谢谢): two routes can then be the same words in another
 # order, of exactly equal probability, and rjieba breaks such a tie otherwise than jieba
-# (语语语学: 语|语语|学 or 语语|语学, depending on the last bit of a float sum). Such text is
-# jieba's to cut.
+# (语语语学: 语|语语|学 or 语语|语学, depending on the last bit of a float sum). Such a block is
+# cut by jieba's own route (JiebaRoute).
 _SQUARE = re.compile("([\u4e00-\u9fd5]+)\\1")
 # jieba's dictionary words of two or more characters with a Latin block character (all of
 # them: tests/test_segment.py reads the dictionary).
@@ -144,6 +154,89 @@ def _base_frequencies(words: list[str]) -> dict[str, int]:
     return found
 
 
+class JiebaRoute:
+    """jieba's cut of one block (`Tokenizer.__cut_DAG` with HMM, jieba 0.42.1), written out over
+    jieba's dictionary: the DAG of dictionary words, the best route computed from the end with
+    jieba's very float operations (so ties between equal routes fall as in jieba), and jieba's
+    HMM (`finalseg`, imported without loading jieba's tokenizer) for runs of characters the route
+    leaves alone that are not a word. For the few blocks rjieba cannot be trusted with: Python,
+    but no 1 s of loading jieba's tokenizer."""
+
+    def __init__(self, entries: list[tuple[str, int, str | None]]):
+        # jieba's dict.txt: `word freq tag` per line. The words stay bytes (a dict of 350,000
+        # bytes keys is built in a fifth of the time jieba's own loading takes).
+        fields = _jieba_dictionary().read_bytes().split()
+        frequencies = list(map(int, fields[1::3]))
+        frequency = dict(zip(fields[0::3], frequencies, strict=True))
+        total = sum(frequencies)  # every line counts, as in jieba's gen_pfdict
+        for word, freq, _ in entries:  # jieba's add_word: the last frequency wins, all count
+            frequency[word.encode("utf-8")] = freq
+            total += freq
+        self._frequency = frequency
+        self._log_total = math.log(total)
+        self._longest = max(map(len, frequency))  # in bytes: how far a DAG edge can reach
+
+    def _dag(self, block: bytes, offsets: list[int]) -> list[list[int]]:
+        """jieba's get_DAG: the last index of every word (of non-zero frequency) starting at
+        each character, or the character alone. `offsets`: where each character starts in the
+        UTF-8 `block`, and its end."""
+        frequency, longest = self._frequency, self._longest
+        n = len(offsets) - 1
+        dag = []
+        for k in range(n):
+            a = offsets[k]
+            ends = []
+            i = k
+            while i < n and offsets[i + 1] - a <= longest:
+                if frequency.get(block[a : offsets[i + 1]]):
+                    ends.append(i)
+                i += 1
+            dag.append(ends or [k])
+        return dag
+
+    def cut(self, block: str) -> list[str]:
+        """jieba's tokens of one block (a `re_han_default` match)."""
+        from jieba import finalseg  # jieba's HMM alone: its tokenizer is never loaded
+
+        n = len(block)
+        data = block.encode("utf-8")
+        offsets = [0, *accumulate(len(c.encode("utf-8")) for c in block)]
+        dag = self._dag(data, offsets)
+        log, log_total, frequency = math.log, self._log_total, self._frequency
+        # jieba's calc, operation for operation: (log(freq or 1) - logtotal) + route[x + 1],
+        # the largest (probability, end) pair.
+        route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            a = offsets[k]
+            route[k] = max(
+                (log(frequency.get(data[a : offsets[x + 1]]) or 1) - log_total + route[x + 1][0], x)
+                for x in dag[k]
+            )
+        out: list[str] = []
+        buf = ""
+
+        def flush() -> None:
+            if len(buf) == 1:
+                out.append(buf)
+            elif buf and not frequency.get(buf.encode("utf-8")):
+                out.extend(finalseg.cut(buf))
+            else:
+                out.extend(buf)
+
+        x = 0
+        while x < n:
+            y = route[x][1] + 1
+            if y - x == 1:
+                buf += block[x]
+            else:
+                flush()
+                buf = ""
+                out.append(block[x:y])
+            x = y
+        flush()
+        return out
+
+
 class Segmenter:
     def __init__(self, user_dicts: tuple[str, ...] = ()):
         packaged = resources.files("pipeline.data").joinpath("userdict.txt").read_bytes()
@@ -152,6 +245,7 @@ class Segmenter:
         # Only jieba knows the frequency it suggests, or what frequency 0 does to its HMM.
         self.jieba_only = any(not freq for _, freq, _ in entries)
         self._fast = _rjieba()
+        self._entries = entries
         if self.jieba_only:
             return
         in_dictionary = [w for w, _, _ in entries if self._fast.has_word(w)]
@@ -168,8 +262,14 @@ class Segmenter:
         self._latin_words = re.compile("|".join(re.escape(w) for w in names))
 
     @cached_property
+    def _route(self) -> JiebaRoute:
+        """jieba's own route, for the blocks rjieba cannot be trusted with."""
+        return JiebaRoute(self._entries)  # type: ignore[arg-type] -- every frequency is set
+
+    @cached_property
     def _jieba(self):
-        """jieba itself, with the same dictionaries: for what only it can cut."""
+        """jieba itself, with the same dictionaries: for a user dictionary whose frequencies
+        only jieba knows (see the module docstring)."""
         import jieba
 
         jieba.setLogLevel(logging.WARNING)
@@ -183,10 +283,11 @@ class Segmenter:
         if self.jieba_only:
             return self._jieba.lcut(text, HMM=True)
         if _SQUARE.search(text):
-            return self._jieba.lcut(text, HMM=True)
-        if _NOT_FOR_RJIEBA.search(text) is None and self._latin_words.search(text) is None:
+            return self._block_cut(text)
+        latin = _HAS_LATIN.search(text) is not None  # (every Latin dictionary word has one)
+        if _NOT_FOR_RJIEBA.search(text) is None and not (latin and self._latin_words.search(text)):
             tokens = self._fast.cut(text)
-            if _HAS_LATIN.search(text) is None:
+            if not latin:
                 return tokens
             # rjieba keeps Latin runs whole where jieba's HMM step splits them: join the
             # tokens, check what the equality rests on, then split each run jieba's way (a
@@ -223,15 +324,15 @@ class Segmenter:
                     else:
                         out += piece
             elif _HAN_ONLY.fullmatch(part):
-                out += self._fast.cut(part)
+                out += self._route.cut(part) if _SQUARE.search(part) else self._fast.cut(part)
             else:
                 out += self._mixed_block(part)
         return out
 
     def _mixed_block(self, block: str) -> list[str]:
         """A jieba block with Han and Latin/digits (see the module docstring)."""
-        if self._latin_words.search(block):
-            return self._jieba.lcut(block, HMM=True)
+        if self._latin_words.search(block) or _SQUARE.search(block):
+            return self._route.cut(block)
         parts = _HAN_RUN.split(block)  # Latin, Han, Latin, …, Latin
         out: list[str] = []
         for i, part in enumerate(parts):
@@ -244,7 +345,7 @@ class Segmenter:
             if (parts[i - 1] and self._single_word(tokens)) or (
                 i + 1 < len(parts) and parts[i + 1] and self._single_word(tokens[::-1])
             ):
-                return self._jieba.lcut(block, HMM=True)
+                return self._route.cut(block)
             out += tokens
         return out
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import logging
+import random
 import re
 from functools import lru_cache
 from importlib import resources
@@ -85,3 +86,19 @@ _ALPHABET = st.sampled_from(
 def test_same_tokens_as_jieba_on_generated_text(text):
     for user_dicts in [(), (USER_DICT,)]:
         assert ours(user_dicts).cut(text) == reference(user_dicts).lcut(text, HMM=True)
+
+
+def test_repeated_units_are_cut_like_jieba_without_loading_jieba():
+    """Two routes through a repeated unit (语语语学: 语|语语 or 语语|语) have equal probability
+    and rjieba breaks the tie otherwise than jieba; such blocks go to jieba's own route written
+    out (segment.JiebaRoute), not to jieba's tokenizer."""
+    rng = random.Random(14)
+    units = "语 学 语言 哈 天 好 看 谢 人 一 一个 人人 天天 好好 学习 C++ T恤 GPT 4 - . 大模型 ，"
+    units = units.split()  # noqa: SIM905 - a word list reads better as text
+    texts = ["语语语学", "谢谢谢谢", "哈哈哈"]
+    for _ in range(3000):
+        unit = "".join(rng.choice(units) for _ in range(rng.randint(1, 3)))
+        texts.append(rng.choice(units) + unit * rng.randint(2, 4) + rng.choice(units))
+    segmenter, expected = Segmenter(), reference()
+    assert [t for t in texts if segmenter.cut(t) != expected.lcut(t, HMM=True)] == []
+    assert "_jieba" not in vars(segmenter)  # jieba's tokenizer was never loaded

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pipeline.context import Context
 from pipeline.document import Change, Document
 from pipeline.registry import stage
-from pipeline.text import HAN, HAN_RE, lines, url_spans
+from pipeline.text import HAN, HAN_RE, lines, lines_matching, url_spans
 
 STAGE = "normalize"
 
@@ -45,9 +45,14 @@ _CP1252_BYTES = {
     if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)
 }
 _HIGH = "\u0080-\u00ff\u0100-\u07ff" + "".join(_CP1252_BYTES)
-_MOJIBAKE_RUN = re.compile(f"[{_HIGH}][{_HIGH}\x40-\x7e]*")
-_LATIN1_LETTERS = re.compile("[\u00a0-\u00ff]")
 _MIN_HIGH_CHARS = 4
+# A run of mis-decoded characters with at least _MIN_HIGH_CHARS high ones (fewer are never
+# repaired: a page's toned pinyin letters are runs of one). Runs are maximal, so a run with
+# fewer has no suffix with more: the runs found are those the plain run pattern finds.
+_MOJIBAKE_RUN = re.compile(
+    f"[{_HIGH}](?:[\x40-\x7e]*[{_HIGH}]){{{_MIN_HIGH_CHARS - 1}}}[{_HIGH}\x40-\x7e]*"
+)
+_LATIN1_LETTERS = re.compile("[\u00a0-\u00ff]")
 
 
 def _char_bytes(ch: str) -> bytes:
@@ -151,6 +156,7 @@ _QUESTION_CUES = re.compile(
     re.I,
 )
 _CLAUSE_START = re.compile(r".*[，,。！!？；;：:\n]", re.S)
+_QUESTION_MARKS = re.compile(r"\?+")  # the lines with one are the only ones looked at
 _LOST_PATTERNS = (
     # a line of nothing but question marks
     (re.compile(r"^\s*\?+\s*$"), "lost character (line of ?)"),
@@ -179,10 +185,10 @@ def _is_real_question(line: str, mark_start: int) -> bool:
 
 def _lost_character_changes(text: str) -> list[Change]:
     changes: dict[int, Change] = {}
-    for start, end in lines(text):
+    spans = list(lines(text))
+    for i in sorted(lines_matching(_QUESTION_MARKS, text, spans)):
+        start, end = spans[i]
         line = text[start:end]
-        if "?" not in line:
-            continue
         urls = url_spans(line)
         for pattern, reason in _LOST_PATTERNS:
             for m in pattern.finditer(line):
@@ -228,7 +234,15 @@ def _nfc_changes(text: str) -> list[Change]:
 def _pattern_changes(
     text: str, pattern: re.Pattern, reason: str = "invisible or control character", kind: str = ""
 ) -> list[Change]:
-    return [Change(m.start(), m.end(), reason, kind=kind) for m in pattern.finditer(text)]
+    literal = _LITERALS.get(pattern)
+    if literal is not None and literal not in text:  # a C-speed search rules the pattern out
+        return []
+    return [Change(*m.span(), reason, "", kind) for m in pattern.finditer(text)]
+
+
+# The character each of these patterns needs: most pages have none, and the pattern runs in
+# every cleaning round.
+_LITERALS = {_LONE_CR: "\r", _CRLF: "\r", _UNDECODABLE: "\ufffd"}
 
 
 @stage(STAGE, order=10, removes=True, unaudited_kinds=(LINE_ENDING,))

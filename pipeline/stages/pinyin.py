@@ -13,6 +13,9 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache
+from operator import attrgetter
+
+import numpy as np
 
 from pipeline.context import Context
 from pipeline.document import Change, Document
@@ -41,32 +44,30 @@ def readings(char: str) -> frozenset[str]:
     return frozenset(plain_syllable(r) for r in pinyin_table().get(ord(char), "").split(",") if r)
 
 
-@lru_cache(maxsize=65536)
-def _reason(char: str) -> str:
-    return f"reading of {char}"  # one string per character, shared by all its annotations
-
-
-@lru_cache(maxsize=65536)
-def _annotation_length(char: str, groups: str) -> int:
-    """How much of `groups` (one or more bracketed readings after `char`) is annotation."""
+@lru_cache(maxsize=1 << 17)
+def _annotation(annotated: str) -> tuple[int, str] | None:
+    """For a character and the bracketed readings after it (`發(fā)`, `電(dian)(dian)`): how
+    much of the readings is annotation, and the reason (one string per character, shared by
+    all its annotations); None if none is. Remembered: a page repeats the same few thousand."""
+    char, groups = annotated[0], annotated[1:]
     valid = readings(char)
     length = 0
     for group in _GROUP.finditer(groups):
         if plain_syllable(group.group(1)) not in valid:
             break
         length = group.end()
-    return length
+    return (length, f"reading of {char}") if length else None
 
 
 def _annotation_changes(text: str) -> list[Change]:
     changes = []
     for m in _ANNOTATED.finditer(text):
         start = m.start()
-        char = text[start - 1]
-        length = _annotation_length(char, m.group())
-        if length:
-            changes.append(Change(start, start + length, _reason(char), kind=READING))
+        found = _annotation(text[start - 1 : m.end()])
+        if found:
+            changes.append(Change(start, start + found[0], found[1], "", READING))
     taken = {c.start for c in changes}
+    words = []
     # The bracket first (rare), then the characters before it: a pattern that led with the
     # Han run would be tried at every character of the text.
     for m in _WORD_READING.finditer(text):
@@ -74,8 +75,9 @@ def _annotation_changes(text: str) -> list[Change]:
             continue
         run = _HAN_RUN_BEFORE.search(text, max(0, m.start() - _MAX_WORD), m.start())
         if run and (word := _annotated_word(run.group(), m.group(1))):
-            changes.append(Change(m.start(), m.end(), f"reading of {word}", kind=READING))
-    return sorted(changes, key=lambda c: c.start)
+            words.append(Change(m.start(), m.end(), f"reading of {word}", "", READING))
+    # both lists are in text order: sort only when there is something to merge
+    return sorted(changes + words, key=attrgetter("start")) if words else changes
 
 
 # A reading after a whole word: `发展(fāzhǎn)`, `发展（fā zhǎn）`, `银行(yín háng)`.
@@ -165,9 +167,29 @@ def pinyin(doc: Document, ctx: Context) -> Document:
     annotations = _annotation_changes(text)
     changes = list(annotations)
     starts = [c.start for c in annotations]
-    for start, end in lines(text):
-        line = text[start:end]
-        if ")" in line or "）" in line:
-            own = annotations[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)]
-            changes += _broken_changes(line, start, own)
+    spans = list(lines(text))
+    for i in _lines_with_loose_closers(text, spans, annotations):
+        start, end = spans[i]
+        own = annotations[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)]
+        changes += _broken_changes(text[start:end], start, own)
     return doc.apply(STAGE, changes)
+
+
+def _lines_with_loose_closers(
+    text: str, spans: list[tuple[int, int]], annotations: list[Change]
+) -> list[int]:
+    """The lines with a closing bracket outside every annotation: only such a bracket can be
+    left unmatched once the annotations are skipped, so only there can a fragment be (a page
+    has tens of thousands of annotated lines, vectorised here instead of scanned one by one)."""
+    cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    closers = np.flatnonzero((cp == ord(")")) | (cp == ord("）")))
+    if len(annotations) and len(closers):
+        starts = np.fromiter((c.start for c in annotations), np.int64, len(annotations))
+        ends = np.fromiter((c.end for c in annotations), np.int64, len(annotations))
+        # annotations are sorted: of those starting at or before a closer, the furthest end
+        reach = np.maximum.accumulate(ends)
+        last = np.searchsorted(starts, closers, side="right") - 1
+        inside = (last >= 0) & (reach[np.maximum(last, 0)] > closers)
+        closers = closers[~inside]
+    line_starts = np.fromiter((a for a, _ in spans), np.int64, len(spans))
+    return np.unique(np.searchsorted(line_starts, closers, side="right") - 1).tolist()
