@@ -132,6 +132,8 @@ _CODE_OPS = re.compile(
     r"^[^\S\n]*(?:#|//)[^\S\n]",
     re.M,
 )
+# a book's or a thesis's own headings (第3章, 第二节, 第十回): content wherever they stand
+_CHAPTER = re.compile(r"^[^\S\n]*(?:[-•·*][^\S\n]*)?第[^\S\n]*[0-9一二三四五六七八九十百零〇]+[^\S\n]*[章节節篇回卷]", re.M)
 _TAG = re.compile(r"</?[a-zA-Z][^<>\n]{0,200}>")
 _BRACKETS_ONLY = re.compile(r"[\s{}()\[\];,]+")
 _MENU_SPLIT = re.compile(r"\s*[•·|｜/／>›»_]\s*|\s{2,}")
@@ -307,6 +309,7 @@ _FEATURES = [
     ("n_lines", "long page", "short page"),
     ("near_code", "next to code", "not near code"),
     ("split_text", "text split one character per line", "not split text"),
+    ("chapter", "chapter heading", "not a chapter heading"),
 ]
 FEATURE_NAMES: list[str] = [n for n, _, _ in _FEATURES]
 REASONS: dict[str, tuple[str, str]] = {n: (high, low) for n, high, low in _FEATURES}
@@ -613,6 +616,7 @@ def _features(
         np.stack([cpad[0:m], cpad[1 : m + 1], cpad[3 : m + 3], cpad[4 : m + 4]]), axis=0
     )
     C[:, _I["split_text"] - c0] = _split_text(chars, han)
+    C[:, _I["chapter"] - c0] = _per_line(_CHAPTER, text, start_arr, m) > 0
     X[idx] = np.hstack([F, C])
     return X
 
@@ -694,10 +698,11 @@ def title_row(X: np.ndarray) -> int | None:
 
 def predict(model: dict, X: np.ndarray) -> np.ndarray:
     """Junk probability per row of ONE document; 0 for blank lines (all-zero rows), code, text
-    split one character per line and the likely title."""
+    split one character per line, chapter headings and the likely title."""
     z = ((X - model["mean"]) / model["scale"]) @ model["coef"] + model["intercept"]
     p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-    p[~X.any(axis=1) | code_guard(X) | (X[:, _I["split_text"]] > 0)] = 0.0
+    kept = code_guard(X) | (X[:, _I["split_text"]] > 0) | (X[:, _I["chapter"]] > 0)
+    p[~X.any(axis=1) | kept] = 0.0
     title = title_row(X)
     if title is not None:
         p[title] = 0.0

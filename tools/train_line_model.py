@@ -294,9 +294,11 @@ N_FOLDS = 8
 FOLD_SALTS = ("", "x", "y", "z", "w")  # five fold assignments of the sites, for the threshold
 DEV_LOSS = 0.005  # content loss on dev (model fit on train) the threshold may not exceed
 # OOF content loss the threshold is set for: a margin under the 1% target. (1% gave +2.5 points
-# of junk recall on dev at the same dev loss, but lost 1.1% of the test split's content lines:
-# content loss is the constraint, so the margin stays.)
-THRESHOLD_LOSS = 0.0075
+# of junk recall on dev at the same dev loss, but lost 1.1% of the test split's content lines.
+# Session 6: at 0.75% the model fit on 309 pages lost 1.4-2.2% of the content lines of three
+# hold-out sets, two to three times its cross-validated figure: pages from new sites are harder
+# than the folds, so the margin is 0.5%. Content loss is the constraint.)
+THRESHOLD_LOSS = 0.005
 
 
 def fit(X: np.ndarray, y: np.ndarray) -> dict:
