@@ -111,3 +111,16 @@ def test_the_likely_title_is_never_the_classifier_s():
     everything = {"mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": 9.0}
     p = predict(everything, X)
     assert p[1] == 0.0 and (np.delete(p, 1) > 0.99).all()
+
+
+def test_chapter_headings_are_never_the_classifier_s():
+    import numpy as np
+
+    from pipeline.linemodel import line_features, predict
+
+    lines = ["第1章 绪论", "  • 第二节 研究方法", "第3页", "第十回 大闹天宫", "上一篇"]
+    X = line_features(lines)
+    n = X.shape[1]
+    everything = {"mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": 9.0}
+    p = predict(everything, X)
+    assert p[0] == p[1] == p[3] == 0.0 and p[2] > 0.99 and p[4] > 0.99
