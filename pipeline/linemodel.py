@@ -133,7 +133,10 @@ _CODE_OPS = re.compile(
     re.M,
 )
 # a book's or a thesis's own headings (第3章, 第二节, 第十回): content wherever they stand
-_CHAPTER = re.compile(r"^[^\S\n]*(?:[-•·*][^\S\n]*)?第[^\S\n]*[0-9一二三四五六七八九十百零〇]+[^\S\n]*[章节節篇回卷]", re.M)
+_CHAPTER = re.compile(
+    r"^[^\S\n]*(?:[-•·*][^\S\n]*)?第[^\S\n]*[0-9一二三四五六七八九十百零〇]+[^\S\n]*[章节節篇回卷]",
+    re.M,
+)
 _TAG = re.compile(r"</?[a-zA-Z][^<>\n]{0,200}>")
 _BRACKETS_ONLY = re.compile(r"[\s{}()\[\];,]+")
 _MENU_SPLIT = re.compile(r"\s*[•·|｜/／>›»_]\s*|\s{2,}")

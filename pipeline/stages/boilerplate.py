@@ -100,6 +100,7 @@ def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]])
 
 
 _NUMBER_LINE = re.compile(r"[^\S\n]*(\d{1,3})[^\S\n]*")
+_NUMBER_LINE_HINT = re.compile(r"^[^\S\n]*\d{1,3}[^\S\n]*$", re.M)
 _GUTTER_MIN = 3  # lines
 
 
@@ -108,6 +109,8 @@ def _gutter_changes(text: str, spans: list[tuple[int, int]]) -> list[Change]:
     numbers a code block's gutter leaves when the page is flattened to text (the code itself
     follows and stays). Three digits at most: a column of years (2019, 2020, …) is a table."""
     changes: list[Change] = []
+    if not _NUMBER_LINE_HINT.search(text):  # most pages: no line is a bare number
+        return changes
     run: list[tuple[int, int]] = []
     previous = None
     for start, end in [*spans, (len(text), len(text))]:
