@@ -81,6 +81,9 @@ def test_ctrl_c_on_a_real_run_prints_no_traceback(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # as from a terminal: a shell's background job (`make test &`) starts its children with
+        # SIGINT ignored, and Python keeps it ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not list(out.glob("*.json")) and time.monotonic() < deadline and proc.poll() is None:
