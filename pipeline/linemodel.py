@@ -584,9 +584,8 @@ def _features(
     ar = np.arange(m)
     short = (han < 15) & (sent_end == 0)
     # runs of short lines: their length, and whether a run opens or closes the page
-    edge = np.diff(np.concatenate([[0], short.astype(np.int8), [0]]))
-    begin, end = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
-    run_id = np.cumsum(edge[:-1] == 1) - 1  # the run each short line is in
+    begin, end = _runs(short)
+    run_id = np.searchsorted(begin, ar, side="right") - 1  # the run each short line is in
     run = np.where(short, np.log1p((end - begin)[run_id]), 0.0) if len(begin) else np.zeros(m)
     first_run = short & (begin[0] == 0 if len(begin) else False) & (run_id == 0)
     last_run = short & (end[-1] == m if len(end) else False) & (run_id == len(begin) - 1)
@@ -624,6 +623,12 @@ def _features(
     return X
 
 
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of True in a boolean array (ends exclusive)."""
+    edge = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+
+
 _SPLIT_RUN = 8  # lines
 
 
@@ -631,10 +636,8 @@ def _split_text(chars: np.ndarray, han: np.ndarray) -> np.ndarray:
     """Lines of a run of at least _SPLIT_RUN one- or two-character lines, most of them Han: a
     text a scraper split one character per line. Each line alone says nothing; the run is
     prose (a line-number gutter, digits only, is not)."""
-    tiny = chars <= 2
     out = np.zeros(len(chars))
-    edge = np.diff(np.concatenate([[0], tiny.astype(np.int8), [0]]))
-    for a, b in zip(np.flatnonzero(edge == 1), np.flatnonzero(edge == -1), strict=True):
+    for a, b in zip(*_runs(chars <= 2), strict=True):
         if b - a >= _SPLIT_RUN and 2 * np.count_nonzero(han[a:b]) >= b - a:
             out[a:b] = 1.0
     return out
