@@ -43,6 +43,7 @@ class RecordError:
     key: str
     problem: str
     number: int = 0
+    no_text: bool = False  # the record has no text field at all
 
 
 def is_dataset(path: Path) -> bool:
@@ -80,7 +81,7 @@ def to_record(row: object, number: int, path: Path, fields: Fields) -> Record | 
     key = fallback if key is None or key == "" else str(key)
     text = row.get(fields.text)
     if text is None:
-        return RecordError(key, f"no {fields.text!r} field (set --text-field)", number)
+        return RecordError(key, f"no {fields.text!r} field (set --text-field)", number, True)
     if not isinstance(text, str):
         return RecordError(key, f"{fields.text!r} is a {type(text).__name__}, not text", number)
     title = row.get(fields.title) if fields.title else None

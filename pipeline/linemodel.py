@@ -7,8 +7,9 @@ labeled pages), its neighbours' (chrome vocabulary and prose of the previous and
 line), and where it sits: position, the run of short lines around it, before or after the
 article body, whether it shares topic words with the body (menus and credits do not, headings
 do), how often it repeats in the page and in the run (CCNet). A logistic regression turns the
-row into a probability; the pipeline removes a line when it reaches THRESHOLD. Blank lines and
-visible code (code is content) always get 0.
+row into a probability, its logit blended with a text model's (character 1-3-grams of the line
+alone, tf-idf, logistic regression); the pipeline removes a line when it reaches THRESHOLD.
+Blank lines and visible code (code is content) always get 0.
 
 The weights, the learned vocabulary and the threshold live in `pipeline/data/line_model.json`,
 written by `tools/train_line_model.py` (docs/line-model.md). Only numpy and the standard
@@ -20,6 +21,7 @@ Public API:
     junk_probabilities(lines, batch_counts=None, n_docs=1) -> list[float]
     explain(lines, i, batch_counts=None, n_docs=1, k=3) -> list[str]   decisive features
     junk_lines(lines, batch_counts=None, n_docs=1, k=3) -> [(i, prob, reasons)]  one pass
+    text_logits(model, lines), text_reason(model, line)                 the text model
     THRESHOLD                                                           remove when prob >= it
     line_key(line), count_batch(texts)                                  repetition in a run
 """
@@ -660,7 +662,127 @@ def prepare(data: dict) -> dict:
     for key in ("mean", "scale", "coef"):
         data[key] = np.asarray(data[key], dtype=np.float64)
     data["lexicon_arrays"] = lexicon_arrays(data["lexicon"])
+    if "text" in data:
+        data["text"] = prepare_text(data["text"])
     return data
+
+
+# --- the text model: character n-grams of the line itself -------------------------------------
+#
+# A second, plain model reads only the line's own characters (1-3-grams, tf-idf, logistic
+# regression): chrome vocabulary in every spelling the pages use (登录, 下载, 相关, 扫码 …),
+# which the shallow features see only through the seed words and the bigram lexicon. Its logit
+# is blended with the context model's (weight in the model file), so context still decides:
+# the same words in a sentence of the article stay. Training uses char_grams as the
+# vectorizer's analyzer; text_logits recomputes the same tf-idf in numpy.
+
+_WS_RUN = re.compile(r"\s+")
+_GRAM_MAX = 3
+_GRAM_BITS = 21  # a code point + 1 fits in 21 bits, so a gram of up to 3 characters fits int64
+
+
+def text_form(line: str) -> str:
+    """What the text model reads of a line: folded (Simplified, lowercase), stripped, every run
+    of white space as one space."""
+    return _WS_RUN.sub(" ", fold(line).strip())
+
+
+def char_grams(line: str) -> list[str]:
+    """The text model's tokens: every 1- to 3-character gram of the line's text form."""
+    t = text_form(line)
+    return [t[i : i + k] for k in range(1, _GRAM_MAX + 1) for i in range(len(t) - k + 1)]
+
+
+def gram_code(gram: str) -> int:
+    """A gram as one integer (each character as code point + 1, so lengths never collide)."""
+    code = 0
+    for ch in gram:
+        code = (code << _GRAM_BITS) | (ord(ch) + 1)
+    return code
+
+
+def prepare_text(text: dict) -> dict:
+    """The text model of a model file, as sorted numpy arrays (what text_logits reads)."""
+    codes = np.array([gram_code(g) for g in text["grams"]], dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    return {
+        "grams": [text["grams"][i] for i in order],
+        "codes": codes[order],
+        "idf": np.asarray(text["idf"], dtype=np.float64)[order],
+        "coef": np.asarray(text["coef"], dtype=np.float64)[order],
+        "intercept": float(text["intercept"]),
+        "weight": float(text["weight"]),
+    }
+
+
+_WS_IN_LINE = re.compile(r"[^\S\n]+")
+_EDGE_SPACE = re.compile(r"^ | $", re.MULTILINE)
+
+
+def _text_forms(lines: list[str]) -> str:
+    """text_form of every line, joined by newlines: one fold and two substitutions for the
+    page instead of three calls per line."""
+    return _EDGE_SPACE.sub("", _WS_IN_LINE.sub(" ", fold("\n".join(lines))))
+
+
+def _gram_rows(forms: str) -> tuple[np.ndarray, np.ndarray]:
+    """(row, gram code) of every 1-3-gram of each line of `forms` (none crosses a line end)."""
+    cp = _code_points(forms).astype(np.int64) + 1
+    newline = cp == ord("\n") + 1
+    row = np.cumsum(newline)
+    rows, codes = [], []
+    code, ok = cp, ~newline
+    for k in range(1, _GRAM_MAX + 1):
+        if k > 1:
+            code = (code[:-1] << _GRAM_BITS) | cp[k - 1 :]
+            ok = ok[:-1] & ~newline[k - 1 :]
+        rows.append(row[: len(code)][ok])
+        codes.append(code[ok])
+    return np.concatenate(rows), np.concatenate(codes)
+
+
+def _text_terms(text: dict, lines: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """(row, vocabulary index, tf-idf weight) of every in-vocabulary gram of the non-blank lines
+    (l2-normalized per row, sublinear tf: as the trainer's vectorizer), and the rows' lines."""
+    idx = [i for i, line in enumerate(lines) if line and not line.isspace()]
+    row, code = _gram_rows(_text_forms([lines[i] for i in idx]))
+    vocab = text["codes"]
+    pos = np.minimum(np.searchsorted(vocab, code), len(vocab) - 1)
+    hit = vocab[pos] == code
+    size = np.int64(len(vocab))
+    key, count = np.unique(row[hit] * size + pos[hit], return_counts=True)
+    r, g = key // size, key % size
+    w = (1.0 + np.log(count)) * text["idf"][g]
+    norm = np.sqrt(np.bincount(r, weights=w * w, minlength=len(idx)))
+    return r, g, w / np.maximum(norm[r], 1e-12), idx
+
+
+def text_logits(model: dict, lines: list[str]) -> np.ndarray | None:
+    """The text model's logit per line of ONE document (its intercept on blank lines); None
+    when the model file has no text model."""
+    text = model.get("text")
+    if text is None:
+        return None
+    r, g, w, idx = _text_terms(text, lines)
+    z = np.full(len(lines), text["intercept"])
+    z[idx] += np.bincount(r, weights=w * text["coef"][g], minlength=len(idx))
+    return z
+
+
+def text_reason(model: dict, line: str, k: int = 2) -> str | None:
+    """The (up to k) grams of `line` that pushed the text model most towards junk, as
+    `text "登录", "下载"`; None when none did."""
+    text = model.get("text")
+    if text is None:
+        return None
+    _, g, w, _ = _text_terms(text, [line])
+    contrib = w * text["coef"][g]
+    top = [
+        text["grams"][g[j]]
+        for j in np.argsort(-contrib, kind="stable")
+        if contrib[j] > 0 and len(text["grams"][g[j]].strip()) >= 2  # single characters say little
+    ][:k]
+    return "text " + ", ".join(f'"{t}"' for t in top) if top else None
 
 
 def __getattr__(name: str):  # THRESHOLD is read from the model file on first use
@@ -702,10 +824,14 @@ def title_row(X: np.ndarray) -> int | None:
     return int(above[best]) if shared[best] >= _TITLE_MIN_SHARED - 1e-9 else None
 
 
-def predict(model: dict, X: np.ndarray) -> np.ndarray:
+def predict(model: dict, X: np.ndarray, text_z: np.ndarray | None = None) -> np.ndarray:
     """Junk probability per row of ONE document; 0 for blank lines (all-zero rows), code, text
-    split one character per line, chapter headings and the likely title."""
+    split one character per line, chapter headings and the likely title. `text_z`: the text
+    model's logits (text_logits), blended in with the model file's weight."""
     z = ((X - model["mean"]) / model["scale"]) @ model["coef"] + model["intercept"]
+    if text_z is not None:
+        weight = model["text"]["weight"]
+        z = (1.0 - weight) * z + weight * text_z
     p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
     kept = code_guard(X) | (X[:, _I["split_text"]] > 0) | (X[:, _I["chapter"]] > 0)
     p[~X.any(axis=1) | kept] = 0.0
@@ -728,7 +854,9 @@ def junk_probabilities(
     lines: list[str], batch_counts: dict[str, int] | None = None, n_docs: int = 1
 ) -> list[float]:
     """The probability that each line is junk (chrome or spam); 0.0 for blank lines."""
-    return predict(_model(), line_features(lines, batch_counts, n_docs)).tolist()
+    model = _model()
+    X = line_features(lines, batch_counts, n_docs)
+    return predict(model, X, text_logits(model, lines)).tolist()
 
 
 def reasons(model: dict, x: np.ndarray, k: int = 3) -> list[str]:
@@ -754,7 +882,11 @@ def explain(
 ) -> list[str]:
     """The (up to) k features that pushed line i most towards junk, as short names
     ("chrome words", "short", "top run")."""
-    return reasons(_model(), line_features(lines, batch_counts, n_docs)[i], k)
+    model = _model()
+    return _reasons(
+        model, line_features(lines, batch_counts, n_docs)[i], lines[i],
+        text_logits(model, lines), i, k,
+    )  # fmt: skip
 
 
 def junk_lines(
@@ -764,8 +896,20 @@ def junk_lines(
     pass: what a stage needs."""
     model = _model()
     X = line_features(lines, batch_counts, n_docs)
-    p = predict(model, X)
+    text_z = text_logits(model, lines)
+    p = predict(model, X, text_z)
     return [
-        (int(i), float(p[i]), reasons(model, X[i], k))
+        (int(i), float(p[i]), _reasons(model, X[i], lines[i], text_z, i, k))
         for i in np.flatnonzero(p >= model["threshold"])
     ]
+
+
+def _reasons(model: dict, x: np.ndarray, line: str, text_z, i: int, k: int) -> list[str]:
+    """The context features' reasons, and the words the text model leaned on when it leaned
+    towards junk."""
+    out = reasons(model, x, k)
+    if text_z is not None and text_z[i] > 0:
+        words = text_reason(model, line)
+        if words:
+            out.append(words)
+    return out

@@ -269,6 +269,13 @@ def _record_chunks(dataset: InputFile, settings, report: RunReport) -> Iterator[
 
     try:
         for record in iter_records(dataset.path, fields):
+            if isinstance(record, RecordError) and record.no_text and record.number == 1:
+                # e.g. a labels or metadata file beside the pages: one error, not one per line
+                problem = f"its first record has no {fields.text!r} field: not a dataset of "
+                problem += "documents (set --text-field)"
+                report.failed.append((dataset.display, problem))
+                log.error("%s: %s", dataset.display, problem)
+                return
             if isinstance(record, RecordError):
                 where = f"{dataset.display} record {record.number}"
                 report.failed.append((where, record.problem))

@@ -124,3 +124,72 @@ def test_chapter_headings_are_never_the_classifier_s():
     everything = {"mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": 9.0}
     p = predict(everything, X)
     assert p[0] == p[1] == p[3] == 0.0 and p[2] > 0.99 and p[4] > 0.99
+
+
+# The text model: character 1-3-grams of the line, tf-idf, logistic regression. Its lines are
+# written for the test.
+TEXT_JUNK = ["登录 注册 找回密码", "扫码关注公众号", "相关阅读：更多精彩内容", "上一篇 下一篇",
+             "分享到 微信 微博", "点击下载 立即登录", "免责声明：本站内容来源于网络"]  # fmt: skip
+TEXT_CONTENT = [
+    "研究人员在实验室里测试了新的电池材料，结果显示能量密度提高了百分之二十。",
+    "这种材料的成本较低，适合大规模生产。",
+    "团队计划明年开始中试，并与汽车厂商合作验证。",
+    "他们在論文中說明了合成方法和測試條件。",
+    "实验  数据\t表明 材料 很稳定",
+]
+
+
+def fitted_text_model():
+    """(scikit-learn vectorizer, classifier, the same model in the model file's form)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from pipeline.linemodel import char_grams
+
+    texts = TEXT_JUNK + TEXT_CONTENT
+    y = [1] * len(TEXT_JUNK) + [0] * len(TEXT_CONTENT)
+    vec = TfidfVectorizer(analyzer=char_grams, sublinear_tf=True)
+    clf = LogisticRegression(C=10.0).fit(vec.fit_transform(texts), y)
+    text = {
+        "weight": 0.5,
+        "intercept": float(clf.intercept_[0]),
+        "grams": list(vec.get_feature_names_out()),
+        "idf": vec.idf_.tolist(),
+        "coef": clf.coef_[0].tolist(),
+    }
+    return vec, clf, text
+
+
+def test_the_text_model_in_numpy_scores_as_scikit_learn_does():
+    import numpy as np
+
+    from pipeline.linemodel import prepare_text, text_logits
+
+    vec, clf, text = fitted_text_model()
+    lines = ["", "  登录后可以下载全文  ", "电池材料的成本", "   ", "ＡＢＣ 扫码　关注",
+             "全新的句子"]  # fmt: skip
+    z = text_logits({"text": prepare_text(text)}, lines)
+    blank = [0, 3]
+    expected = clf.decision_function(vec.transform([lines[i] for i in (1, 2, 4, 5)]))
+    assert np.allclose(np.delete(z, blank), expected, atol=1e-9)
+    assert np.allclose(z[blank], text["intercept"])  # no grams: the intercept alone
+    assert z[1] > 0 > z[2]
+
+
+def test_the_text_model_is_blended_and_named_in_the_reason():
+    import numpy as np
+
+    from pipeline.linemodel import line_features, predict, prepare_text, text_logits, text_reason
+
+    _, _, text = fitted_text_model()
+    model = {"text": prepare_text(text)}
+    lines = ["扫码关注公众号", "研究人员测试了新的电池材料。"]
+    X = line_features(lines)
+    n = X.shape[1]
+    model.update(mean=np.zeros(n), scale=np.ones(n), coef=np.zeros(n), intercept=0.0)
+    z = text_logits(model, lines)
+    p = predict(model, X, z)
+    assert np.allclose(p, 1 / (1 + np.exp(-0.5 * z)))  # context logit 0, weight 0.5
+    reason = text_reason(model, lines[0])
+    assert reason.startswith("text ") and all(len(g) >= 2 for g in reason[5:].split(", "))
+    assert text_reason(model, lines[1]) is None or "公众" not in text_reason(model, lines[1])

@@ -247,3 +247,18 @@ def test_a_dataset_as_markdown_one_pair_per_record_skipped_when_unchanged(tmp_pa
     capsys.readouterr()
     assert run_cli(*args) == 0
     assert "0 document(s) written" in capsys.readouterr().err
+
+
+def test_a_metadata_jsonl_beside_the_pages_is_one_error_and_the_pages_are_written(
+    tmp_path, capsys
+):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "doc01.txt").write_text("研究人员发布了新的模型。\n", encoding="utf-8")
+    labels = [{"doc": "doc01.txt", "lines": [{"n": 1, "label": "content"}]}] * 3
+    write_jsonl(pages / "labels.jsonl", labels)
+    assert run_cli(pages, "-o", tmp_path / "o", "--translator", "none") == 1
+    err = capsys.readouterr().err
+    assert "labels.jsonl: its first record has no 'text' field" in err
+    assert "1 failed" in err and "record 2" not in err  # one error for the file
+    assert (tmp_path / "o" / "doc01.json").exists()

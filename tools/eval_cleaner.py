@@ -3,7 +3,7 @@
 hidden sets use (../shared/eval/score_clean.py).
 
 usage: python tools/eval_cleaner.py [--splits train,dev,test,holdout] [--keep STAGE ...]
-                                    [--groups abcd,fg] [--scorer PATH]
+                                    [--groups abcd,fg] [--scorer PATH] [--show-misses]
 
 The page texts live in corpus/pages/ (git-ignored; corpus/DATA_CARD.md says how to fetch them
 again); labels in corpus/labels/*.jsonl; the split in corpus/splits.json. For each split this
@@ -13,6 +13,8 @@ The split `holdout` is corpus/holdout/*.jsonl: pages kept for scoring only (neve
 never trained on; corpus/holdout/README.md); `holdout-e`, `holdout-m` score one hold-out
 set each. `--groups abcd,fg` also scores each split's pages
 of the label sets a-d and f-g apart (same run), e.g. to report pages added later separately.
+The scorer's list of missed lines is printed for train/dev/test only: a hold-out split shows
+its figures alone unless `--show-misses` (a set whose misses were read is no longer fresh).
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ def main() -> int:
     parser.add_argument("--keep", action="append", default=[])
     parser.add_argument("--scorer", type=Path, default=DEFAULT_SCORER)
     parser.add_argument("--groups", default="", help="label sets scored apart, e.g. abcd,fg")
+    parser.add_argument("--show-misses", action="store_true",
+                        help="list the missed lines of hold-out splits too (they are for scoring "
+                             "only: reading them spends the set)")  # fmt: skip
     args = parser.parse_args()
     splits = json.loads((CORPUS / "splits.json").read_text(encoding="utf-8"))
     hold_sets: dict[str, str] = {}
@@ -90,7 +95,10 @@ def main() -> int:
             [*command, "--translator", "none", "-q", "--force", *keep], cwd=ROOT, check=False
         )
         print(f"== {name} ({len(splits[name])} pages)")
-        print(score(folder / "pages", out, args.scorer))
+        figures = score(folder / "pages", out, args.scorer)
+        if name.startswith("holdout") and not args.show_misses:  # the scorer lists misses indented
+            figures = "\n".join(x for x in figures.split("\n") if not x.startswith("  "))
+        print(figures)
         for group in filter(None, args.groups.split(",")):
             docs = [d for d in splits[name] if d in set_of and set_of[d] in group]
             if docs:  # the same output, scored on the group's pages only
