@@ -127,3 +127,11 @@ def test_a_lone_full_stop_closes_a_sentence_and_stays():
     doc = clean("这句话被网页拆成了两行\n。\n▼\n下一句。")
     removed = {e.text.strip() for e in doc.edits if e.stage == "boilerplate"}
     assert removed == {"▼"}
+
+
+def test_a_page_titled_by_a_question_or_a_file_name_keeps_its_title():
+    # the title's words are not repeated below it (an off-topic headline's shape), but a Q&A
+    # page is titled by its question and a doc-sharing page by its file name
+    for name in ("question_title.tsv", "file_title.tsv"):
+        rows = run_rows(load_rows(CORPUS / name))
+        assert rows[0].kept == rows[0].text.strip(), name

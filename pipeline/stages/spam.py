@@ -426,6 +426,17 @@ def is_off_topic(
     return sum(1 for w in words if article.mentions_part(w)) / len(words) <= max_part_shared
 
 
+# A question (Q&A pages) or a document's file name (doc-sharing pages) is how a page titles
+# itself; its words are often not repeated in the excerpt of text below it, and SEO headlines,
+# site names and breadcrumbs rarely take either form. (Train + dev: the two real titles this
+# rule cut were such; none of its 59 junk lines was.)
+_OWN_TITLE = re.compile(
+    r"[?？]\s*$|什么|什麼|如何|怎么|怎麼|怎样|怎樣|哪些|哪几|哪幾|哪个|哪個|哪种|哪種|多少|是否|吗|嗎"
+    r"|\.(?:docx?|pdf|pptx?|xlsx?|wps|txt)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _off_topic_changes(
     text: str,
     matched: str,
@@ -451,7 +462,7 @@ def _off_topic_changes(
             matched, total_han, (start, end), segmenter, limits.off_topic_min_article_han
         )
         max_chars = limits.spam_line_max_chars
-        if 0 < len(line) <= max_chars // 2 and is_off_topic(
+        if 0 < len(line) <= max_chars // 2 and not _OWN_TITLE.search(line) and is_off_topic(
             line,
             article,
             limits.off_topic_min_words,
