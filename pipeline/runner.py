@@ -41,7 +41,7 @@ from pipeline.datasets import (
 )
 from pipeline.discover import InputFile, discover
 from pipeline.document import Document, evolve
-from pipeline.prepare import Prepared, prepare_file, prepare_record
+from pipeline.prepare import Prepared, cyclic_gc_paused, prepare_file, prepare_record
 from pipeline.ray_executor import RayBatches
 from pipeline.translate import Translator, describe, translate_all
 from pipeline.translate.engines import available_cores
@@ -215,9 +215,10 @@ class _Run:
                 self._write_markdown(r, stems[r.name])
 
     def _write_markdown(self, r: Prepared, stem: Path) -> None:
-        entry = write_document(
-            r.doc, stem, self.out_dir, self.description, self.fingerprint, self.settings
-        )
+        with cyclic_gc_paused():
+            entry = write_document(
+                r.doc, stem, self.out_dir, self.description, self.fingerprint, self.settings
+            )
         if entry is not None:
             self.written[entry[0]] = entry[1]
         self.report.written.append(r.name)
@@ -357,7 +358,8 @@ def run(
             report.interrupted = True
             batches.shutdown()
             remove_stale_temp_files(out_dir)
-    write_index(out_dir, settings.flavor, this.written)
+    with cyclic_gc_paused():
+        write_index(out_dir, settings.flavor, this.written)
     return report
 
 
