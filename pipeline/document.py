@@ -229,7 +229,6 @@ class Block:
 
 
 _new = object.__new__
-_set = object.__setattr__
 Record = TypeVar("Record", Sentence, Block)
 Copier = Callable[[Record, dict], Record]
 _COPIERS: dict[tuple[type, tuple[str, ...]], Copier] = {}
@@ -247,17 +246,19 @@ def evolve(record: Record, **changes) -> Record:
 
 def _copier(cls: type, changed: tuple[str, ...]) -> Copier:
     """A copy function for `cls` with the fields `changed` taken from a dict, written out
-    field by field: a loop over the slots with getattr was most of the cost of a copy."""
+    field by field, each set through its slot's own descriptor: a loop over the slots with
+    getattr and object.__setattr__ (which looks the name up again) was most of a copy."""
     if unknown := set(changed) - set(cls.__slots__):
         raise TypeError(f"{cls.__name__} has no field {sorted(unknown)}")
     body = "".join(
-        f"    _set(new, {name!r}, changes[{name!r}])\n"
+        f"    set_{name}(new, changes[{name!r}])\n"
         if name in changed
-        else f"    _set(new, {name!r}, record.{name})\n"
+        else f"    set_{name}(new, record.{name})\n"
         for name in cls.__slots__
     )
     source = f"def copy(record, changes):\n    new = _new(cls)\n{body}    return new\n"
-    namespace = {"_new": _new, "_set": _set, "cls": cls}
+    namespace = {"_new": _new, "cls": cls}
+    namespace.update((f"set_{name}", cls.__dict__[name].__set__) for name in cls.__slots__)
     exec(source, namespace)  # noqa: S102 -- source built from the class's own field names
     return namespace["copy"]
 
