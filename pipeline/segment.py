@@ -43,7 +43,6 @@ for a user dictionary that needs it.
 
 from __future__ import annotations
 
-import bisect
 import io
 import logging
 import math
@@ -86,11 +85,6 @@ _BALANCE = "\U000f0000"
 _LATIN = "a-zA-Z0-9+#&._%\\-"  # jieba's block characters besides Han
 _HAN = "\u4e00-\u9fd5"  # jieba's Han range
 _SEP = "\x00"
-# Between texts cut together (Segmenter.words_many): outside every block and a token of its own
-# for jieba and rjieba alike, so no route, HMM or white-space token reaches across it.
-_JOIN = "\n"
-_JOINED_TOKENS = _SEP + _JOIN + _SEP
-_SPACE_IN_LINE = re.compile(r"[^\S\n]")  # _WHITE_SPACE within texts joined by _JOIN
 # What rjieba's whole-text cut cannot be trusted with: a Han character that rjieba reads as
 # Han and jieba does not, or the token separator used below.
 _NOT_FOR_RJIEBA = re.compile("[\x00\u3400-\u4dbf\u9fd6-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]")
@@ -374,83 +368,6 @@ class Segmenter:
         if _WHITE_SPACE.search(text):  # most sentences have none: no test per token
             tokens = [w for w in tokens if not w.isspace()]
         return tuple(map(_intern, tokens))
-
-    def words_many(self, texts: list[str]) -> list[tuple[str, ...]]:
-        """`words` of each of `texts` (a document's sentences). The texts rjieba takes whole are
-        cut in one call and checked and split in a few passes over all of them together: per
-        text, the checks and calls cost several times rjieba's own work."""
-        joined = _JOIN.join(texts)
-        if self.jieba_only or "\r" in joined or joined.count(_JOIN) != len(texts) - 1:
-            return [self.words(t) for t in texts]  # a line break in a text: no safe joiner
-        starts = _starts(texts)
-        routed = _texts_matching(joined, starts, (_SQUARE, _NOT_FOR_RJIEBA, self._latin_words))
-        batch = [i for i, t in enumerate(texts) if t and i not in routed]
-        parts = self._cut_together([texts[i] for i in batch])
-        if parts is None:
-            return [self.words(t) for t in texts]
-        cut = dict(zip(batch, parts, strict=True))
-        spaced = _texts_matching(joined, starts, (_SPACE_IN_LINE,))
-        out = []
-        for i, text in enumerate(texts):
-            tokens = cut.get(i)
-            if tokens is None:  # sent elsewhere, or what the whole-text cut cannot be trusted with
-                out.append(self.words(text))
-                continue
-            if i in spaced:
-                tokens = [w for w in tokens if not w.isspace()]
-            out.append(tuple(map(_intern, tokens)))
-        return out
-
-    def _cut_together(self, texts: list[str]) -> list[list[str] | None] | None:
-        """`cut`'s whole-text path for each of `texts` (none of which `cut` sends elsewhere
-        before cutting: see `words_many`), from one rjieba call: the tokens of each, or None
-        for a text whose tokens `cut` would not trust (it cuts it block by block); None for all
-        if the joined cut did not come apart into one piece per text."""
-        if not texts:
-            return []
-        joined = _SEP.join(self._fast.cut(_JOIN.join(texts)))
-        pieces = joined.split(_JOINED_TOKENS)
-        if len(pieces) != len(texts):
-            return None
-        starts = _starts(pieces, len(_JOINED_TOKENS))
-        untrusted = _texts_matching(joined, starts, (_MIXED_TOKEN,))
-        untrusted |= {
-            i
-            for i in _texts_matching(joined, starts, (_SINGLES_BY_LATIN,))
-            if self._word_by_latin(pieces[i])
-        }
-        joined = _SPLITTABLE_RUN.sub(_split_run, _LATIN_SPLIT.sub("", joined))
-        return [
-            None if i in untrusted else piece.split(_SEP)
-            for i, piece in enumerate(joined.split(_JOINED_TOKENS))
-        ]
-
-
-def _starts(pieces: list[str], gap: int = len(_JOIN)) -> list[int]:
-    """Where each of `pieces` starts in the string that joins them with `gap` characters."""
-    return [0, *accumulate(len(p) + gap for p in pieces[:-1])]
-
-
-def _text_at(starts: list[int], offset: int) -> int:
-    return bisect.bisect_right(starts, offset) - 1
-
-
-def _texts_matching(joined: str, starts: list[int], patterns: tuple[re.Pattern, ...]) -> set[int]:
-    """Which of the texts joined in `joined` (starting at `starts`) some pattern finds
-    something in, as it would in the text alone. No pattern matches across a joiner, but one
-    may take the separator on either side of a text where it takes the text's start or end
-    (`(?:^|\x00)`): a match is the text's that holds its last character, and the search for
-    the next text starts at the character before it."""
-    found: set[int] = set()
-    for pattern in patterns:
-        pos = 0
-        while (m := pattern.search(joined, pos)) is not None:
-            i = _text_at(starts, m.end() - 1)
-            found.add(i)
-            if i + 1 == len(starts):
-                break
-            pos = max(starts[i + 1] - 1, m.start() + 1)
-    return found
 
 
 @lru_cache(maxsize=4)

@@ -102,20 +102,3 @@ def test_repeated_units_are_cut_like_jieba_without_loading_jieba():
     segmenter, expected = Segmenter(), reference()
     assert [t for t in texts if segmenter.cut(t) != expected.lcut(t, HMM=True)] == []
     assert "_jieba" not in vars(segmenter)  # jieba's tokenizer was never loaded
-
-
-@given(st.lists(st.lists(_ALPHABET, max_size=12).map("".join), max_size=8))
-def test_sentences_cut_together_as_one_by_one(texts):
-    """The words stage cuts a document's sentences in one call (`words_many`): the same tokens
-    as each alone, whatever the sentences hold (line breaks, separators, Latin at the ends)."""
-    for user_dicts in [(), (USER_DICT,), (NO_FREQUENCY,)]:
-        segmenter = ours(user_dicts)
-        assert segmenter.words_many(texts) == [segmenter.words(t) for t in texts]
-
-
-def test_sentences_of_the_corpus_cut_together_as_one_by_one():
-    lines = [line for line in texts() if "\n" not in line and "\r" not in line]
-    segmenter = ours()
-    for i in range(0, len(lines), 300):
-        chunk = lines[i : i + 300]
-        assert segmenter.words_many(chunk) == [segmenter.words(t) for t in chunk]
