@@ -12,6 +12,7 @@ import bisect
 import dataclasses
 import sys
 from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
@@ -59,12 +60,14 @@ class View:
     held in flat integer arrays: a long document has hundreds of thousands of them.
     """
 
-    def __init__(self, original: str, edits: tuple[Edit, ...]):
+    def __init__(self, original: str, edits: tuple[Edit, ...], bounds: Bounds | None = None):
         # Built with numpy from the edits' offsets: a view is rebuilt after every stage that
         # cuts, over every edit so far (a long page has a hundred thousand pinyin readings).
+        # `bounds`: the edits' starts and ends when `merge_edits` already has them.
         n = len(edits)
-        starts = np.fromiter(map(_start, edits), np.int64, n)
-        ends = np.fromiter(map(_end, edits), np.int64, n)
+        starts, ends = bounds if bounds is not None else _bounds(edits)
+        # the edits' offsets, for the next merge_edits (of edits on this view)
+        self.edit_starts, self.edit_ends = starts, ends
         replacements = [e.replacement for e in edits]
         repl_len = np.fromiter(map(len, replacements), np.int64, n)
         # Segment 2i: the original kept before edit i (gap i), 2i+1: edit i's replacement;
@@ -226,19 +229,38 @@ class Block:
 
 
 _new = object.__new__
-_set = object.__setattr__
 Record = TypeVar("Record", Sentence, Block)
+Copier = Callable[[Record, dict], Record]
+_COPIERS: dict[tuple[type, tuple[str, ...]], Copier] = {}
 
 
 def evolve(record: Record, **changes) -> Record:
-    """`dataclasses.replace` for a Sentence or Block at half the cost: a long document
+    """`dataclasses.replace` for a Sentence or Block at a fifth of the cost: a long document
     has tens of thousands of each, and convert, words and translation each renew all of them."""
-    if changes.keys() - record.__slots__:
-        raise TypeError(f"{type(record).__name__} has no field {sorted(changes)}")
-    new = _new(type(record))
-    for name in record.__slots__:
-        _set(new, name, changes[name] if name in changes else getattr(record, name))
-    return new
+    key = (type(record), tuple(changes))
+    copier = _COPIERS.get(key)
+    if copier is None:
+        copier = _COPIERS[key] = _copier(*key)
+    return copier(record, changes)
+
+
+def _copier(cls: type, changed: tuple[str, ...]) -> Copier:
+    """A copy function for `cls` with the fields `changed` taken from a dict, written out
+    field by field, each set through its slot's own descriptor: a loop over the slots with
+    getattr and object.__setattr__ (which looks the name up again) was most of a copy."""
+    if unknown := set(changed) - set(cls.__slots__):
+        raise TypeError(f"{cls.__name__} has no field {sorted(unknown)}")
+    body = "".join(
+        f"    set_{name}(new, changes[{name!r}])\n"
+        if name in changed
+        else f"    set_{name}(new, record.{name})\n"
+        for name in cls.__slots__
+    )
+    source = f"def copy(record, changes):\n    new = _new(cls)\n{body}    return new\n"
+    namespace = {"_new": _new, "cls": cls}
+    namespace.update((f"set_{name}", cls.__dict__[name].__set__) for name in cls.__slots__)
+    exec(source, namespace)  # noqa: S102 -- source built from the class's own field names
+    return namespace["copy"]
 
 
 @dataclass(frozen=True)
@@ -257,11 +279,11 @@ class Document:
 
     @cached_property
     def view(self) -> View:
-        return View(self.original, self.edits)
+        return View(self.original, self.edits, self.__dict__.get(_BOUNDS))
 
     def __getstate__(self) -> dict:
         # The view is derived and large: rebuild it on the other side of a process boundary.
-        return {k: v for k, v in self.__dict__.items() if k != "view"}
+        return {k: v for k, v in self.__dict__.items() if k not in _DERIVED}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -280,8 +302,8 @@ class Document:
         new = dataclasses.replace(self, **changes)
         # The view depends on the original and the edits only; rebuilding it costs a pass over
         # every edit, so a document that keeps both keeps its view.
-        if "view" in self.__dict__ and "edits" not in changes and "original" not in changes:
-            new.__dict__["view"] = self.__dict__["view"]
+        if "edits" not in changes and "original" not in changes:
+            new.__dict__.update((k, v) for k, v in self.__dict__.items() if k in _DERIVED)
         return new
 
     def with_note(self, note: str) -> Document:
@@ -296,7 +318,10 @@ class Document:
             changes = _outside(changes, self._protected_view_spans())
         if not changes:
             return self
-        return self.replace(edits=merge_edits(self.original, self.edits, self.view, stage, changes))
+        edits, bounds = merge_edits(self.original, self.edits, self.view, stage, changes)
+        new = self.replace(edits=edits)
+        new.__dict__[_BOUNDS] = bounds  # the next view is built without a pass over the edits
+        return new
 
     def _protected_view_spans(self) -> list[tuple[int, int]]:
         view = self.view
@@ -337,8 +362,9 @@ def merge_edits(
     view: View,
     stage: str,
     changes: list[Change],
-) -> tuple[Edit, ...]:
-    """Fold view-coordinate changes into the edit list of the original.
+) -> tuple[tuple[Edit, ...], Bounds]:
+    """Fold view-coordinate changes into the edit list of the original (`view` is the view of
+    `edits`); returns the new edits and their starts and ends.
 
     The result is sorted and non-overlapping. A new change that covers earlier edits absorbs them
     (its recorded text is the original span, earlier cuts included); a change that cuts into a
@@ -353,8 +379,7 @@ def merge_edits(
     v_starts = np.fromiter(map(_start, changes), np.int64, n)
     v_ends = np.fromiter(map(_end, changes), np.int64, n)
     o_starts, o_ends = view.to_original_arrays(v_starts, v_ends)
-    edit_starts = np.fromiter(map(_start, edits), np.int64, len(edits))
-    edit_ends = np.fromiter(map(_end, edits), np.int64, len(edits))
+    edit_starts, edit_ends = view.edit_starts, view.edit_ends
     # Most changes (a page's hundred thousand readings) touch no other change and no earlier edit:
     # each becomes an edit of its own original span as it is, found here for all at once; only
     # the others go through the grouping and absorbing below.
@@ -394,9 +419,17 @@ def merge_edits(
         # Many edits share a reason ("reading of 發"): one string object serves them all.
         new_edits.append(Edit(lo, hi, stage, sys.intern(reason), original[lo:hi], kept, kind))
     kept_edits = [e for i, e in enumerate(edits) if i not in absorbed] if absorbed else list(edits)
-    # Sorted runs: the sort merges them in linear time.
-    merged = sorted(kept_edits + sorted(new_edits, key=_start), key=_start)
-    return tuple(_join_adjacent(original, merged))
+    new_edits.sort(key=_start)
+    # Sorted runs: the sort merges them in linear time. The offsets go through the same
+    # (stable) sort in numpy, instead of a pass over every edit afterwards.
+    merged = sorted(kept_edits + new_edits, key=_start)
+    kept = np.ones(len(edits), bool)
+    kept[list(absorbed)] = False
+    new_starts, new_ends = _bounds(new_edits)
+    starts = np.concatenate([edit_starts[kept], new_starts])
+    order = np.argsort(starts, kind="stable")
+    ends = np.concatenate([edit_ends[kept], new_ends])[order]
+    return _join_adjacent(original, merged, (starts[order], ends))
 
 
 def _alone(
@@ -434,6 +467,16 @@ def _alone(
 _new_tuple = tuple.__new__
 _start = attrgetter("start")
 _end = attrgetter("end")
+Bounds = tuple[np.ndarray, np.ndarray]  # the starts and ends of a list of edits (int64)
+# Kept in a document's __dict__ beside its view: the starts and ends of its edits, when the
+# apply that made them had them already.
+_BOUNDS = "_edit_bounds"
+_DERIVED = frozenset({"view", _BOUNDS})  # what depends on `original` and `edits` alone
+
+
+def _bounds(edits: Sequence[Edit]) -> Bounds:
+    n = len(edits)
+    return np.fromiter(map(_start, edits), np.int64, n), np.fromiter(map(_end, edits), np.int64, n)
 
 
 def _group_overlapping(
@@ -460,18 +503,17 @@ def _group_overlapping(
     return groups
 
 
-def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:
+def _join_adjacent(
+    original: str, edits: list[Edit], bounds: Bounds
+) -> tuple[tuple[Edit, ...], Bounds]:
     """Adjacent removals of one stage and kind become one. Only touching pairs (end == next
     start, found with numpy) are looked at: a page keeps its hundred thousand readings from
-    apply to apply, and a Python loop over all of them each time was most of an apply."""
-    n = len(edits)
-    if n < 2:
-        return edits
-    starts = np.fromiter(map(_start, edits), np.int64, n)
-    ends = np.fromiter(map(_end, edits), np.int64, n)
+    apply to apply, and a Python loop over all of them each time was most of an apply.
+    `bounds`: the edits' starts and ends; returned for the edits that result."""
+    starts, ends = bounds
     touching = np.flatnonzero(ends[:-1] == starts[1:])
     if not len(touching):
-        return edits
+        return tuple(edits), bounds
     out: list[Edit | None] = list(edits)
     head_of: dict[int, int] = {}  # an edit joined into an earlier one → that one's index
     for i in touching.tolist():
@@ -490,4 +532,5 @@ def _join_adjacent(original: str, edits: list[Edit]) -> list[Edit]:
             out[head] = Edit(prev.start, edit.end, prev.stage, reason, text, kind=edit.kind)
             out[i + 1] = None
             head_of[i + 1] = head
-    return [e for e in out if e is not None]
+    joined = tuple(e for e in out if e is not None)
+    return joined, _bounds(joined)

@@ -71,7 +71,7 @@ def clean_document(doc: Document, ctx: Context) -> Document:
 
 def prepare(doc: Document, ctx: Context) -> Document:
     """Every text stage: clean, then the others (split, convert, words, …) in order."""
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         doc = clean_document(doc, ctx)
         for spec in stages():
             if not spec.removes:
@@ -82,10 +82,13 @@ def prepare(doc: Document, ctx: Context) -> Document:
 
 
 @contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
+def cyclic_gc_paused() -> Iterator[None]:
     """The text stages build hundreds of thousands of small objects (edits, sentences, token
     tuples) that never form cycles: reference counting frees them, and the cyclic collector only
-    re-traverses them, about a tenth of the stages' time on a long page (bench/)."""
+    re-traverses them, about a tenth of the stages' time on a long page (bench/). Reading
+    (markdown-it's tokens) and writing (a dict per sentence and removal) are alike. Nested
+    pauses leave the collector as the outermost found it; once it runs again, what was
+    allocated meanwhile counts towards its next collection as usual."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -123,7 +126,8 @@ def prepare_record(record: Record, dataset: str, ctx: Context) -> Prepared:
 
 def _guarded(name: str, load: Callable[[], Document], ctx: Context) -> Prepared:
     try:
-        doc = prepare(load(), ctx)
+        with cyclic_gc_paused():
+            doc = prepare(load(), ctx)
         warnings = [w for w in (_decoding_warning(doc), _emptied_warning(doc)) if w]
         return Prepared(name, doc, warning="; ".join(warnings) or None)
     except EmptyInput as exc:

@@ -41,12 +41,12 @@ from pipeline.datasets import (
 )
 from pipeline.discover import InputFile, discover
 from pipeline.document import Document, evolve
-from pipeline.prepare import Prepared, prepare_file, prepare_record
+from pipeline.prepare import Prepared, cyclic_gc_paused, prepare_file, prepare_record
 from pipeline.ray_executor import RayBatches
 from pipeline.translate import Translator, describe, translate_all
 from pipeline.translate.engines import available_cores
 from pipeline.write.files import remove_stale_temp_files
-from pipeline.write.output import is_unchanged, write_document, write_index
+from pipeline.write.output import Written, is_unchanged, write_document, write_index
 from pipeline.write.records import ShardSink, document_record, records_digest
 
 log = logging.getLogger(__name__)
@@ -162,6 +162,8 @@ class _Run:
     fingerprint: str
     batches: _Batches | RayBatches
     report: RunReport
+    # what the index reads of each document written, by JSON path: no decoding it again
+    written: dict[Path, Written] = field(default_factory=dict)
 
     @property
     def settings(self):
@@ -213,7 +215,12 @@ class _Run:
                 self._write_markdown(r, stems[r.name])
 
     def _write_markdown(self, r: Prepared, stem: Path) -> None:
-        write_document(r.doc, stem, self.out_dir, self.description, self.fingerprint, self.settings)
+        with cyclic_gc_paused():
+            entry = write_document(
+                r.doc, stem, self.out_dir, self.description, self.fingerprint, self.settings
+            )
+        if entry is not None:
+            self.written[entry[0]] = entry[1]
         self.report.written.append(r.name)
         log.debug("wrote %s", r.name)
 
@@ -358,7 +365,8 @@ def run(
             report.interrupted = True
             batches.shutdown()
             remove_stale_temp_files(out_dir)
-    write_index(out_dir, settings.flavor)
+    with cyclic_gc_paused():
+        write_index(out_dir, settings.flavor, this.written)
     return report
 
 

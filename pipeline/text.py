@@ -38,9 +38,19 @@ def lines(text: str) -> Iterator[tuple[int, int]]:
 
 def lines_matching(pattern: re.Pattern, text: str, spans: list[tuple[int, int]]) -> set[int]:
     """Indexes of the lines (`spans`, as from `lines`) in which `pattern` finds a match:
-    one scan of the whole text instead of one search per line."""
+    one scan of the whole text instead of one search per line. `pattern` never matches a
+    newline nor looks behind: then a line found, the search goes on at the next line (a line
+    can have hundreds of matches, pinyin runs or `?`), as a search of each line alone would."""
     starts = [a for a, _ in spans]
-    return {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(text)}
+    found = set()
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        i = bisect.bisect_right(starts, m.start()) - 1
+        found.add(i)
+        if i + 1 == len(starts):
+            break
+        pos = starts[i + 1]
+    return found
 
 
 def strip_span(text: str, a: int, b: int) -> tuple[int, int]:

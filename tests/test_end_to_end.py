@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
+import pipeline.runner as pipeline_runner
 from pipeline.read import read_document
 from pipeline.stages.convert import to_simplified
 from tests.conftest import INPUT, ROOT, SEEDS, load_json, run_cli
@@ -185,3 +186,37 @@ def test_streamed_json_is_exactly_the_plain_dump(seed_output, stem, monkeypatch)
     compact = b"".join(json_doc.json_chunks(doc, translator, {"v": 1}))
     assert json.loads(compact) == json.loads(pretty) == json.loads(plain)
     assert compact == json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+@pytest.mark.parametrize("translator", ["none", "gloss"])
+def test_index_reads_of_a_written_document_what_its_json_holds(tmp_path, translator):
+    """The index takes what it reads of each document this run wrote from the document itself
+    (write/documents.index_of), not from decoding its JSON again: the same values, with glossary
+    terms and English (gloss), readings, repairs and code blocks (the fixtures)."""
+    from bench.corpus import fixture_pages
+    from pipeline.write.documents import index_document
+    from pipeline.write.output import folder_documents
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for page in fixture_pages():
+        (inputs / page.name).write_text(page.text, encoding="utf-8")
+    written = {}
+    real_write = pipeline_runner.write_document
+
+    def keep(*args, **kwargs):
+        entry = real_write(*args, **kwargs)
+        written[entry[0]] = entry[1]
+        return entry
+
+    out = tmp_path / "out"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline_runner, "write_document", keep)
+        run_cli(inputs, "-o", out, "--translator", translator, "-q", "--jobs", "1")
+    assert len(written) == len(list(inputs.iterdir()))
+    for path, entry in written.items():
+        assert entry.data == index_document(path.read_bytes()), path.name
+    assert folder_documents(out, written) == folder_documents(out)
+    first, second = list(written)[:2]
+    first.write_bytes(second.read_bytes())  # another file now: decoded, not taken as written
+    assert folder_documents(out, written) == folder_documents(out)

@@ -57,3 +57,17 @@ def test_lines_matching_finds_the_lines_with_a_hit():
     spans = list(lines(text))
     assert lines_matching(re.compile(r"www\."), text, spans) == {1, 3}
     assert lines_matching(re.compile("没有"), text, spans) == set()
+
+
+_LINE_PARTS = ["a", "b", "ab", "?", "??", "相关阅读", "\n", " ", "文"]
+
+
+@given(st.lists(st.sampled_from(_LINE_PARTS), max_size=40))
+def test_lines_matching_is_a_search_of_each_line(parts):
+    """It skips to the next line after a hit: the same lines as searching each line alone, for
+    the patterns the stages give it (no newline, no look-behind)."""
+    text = "".join(parts)
+    spans = list(lines(text))
+    for pattern in [re.compile(r"\?+"), re.compile("[a-z]{2,}"), re.compile("相关阅读|文")]:
+        each = {i for i, (a, b) in enumerate(spans) if pattern.search(text[a:b])}
+        assert lines_matching(pattern, text, spans) == each

@@ -237,8 +237,13 @@ def _pattern_changes(
     literal = _LITERALS.get(pattern)
     if literal is not None and literal not in text:  # a C-speed search rules the pattern out
         return []
-    return [Change(*m.span(), reason, "", kind) for m in pattern.finditer(text)]
+    # A page can have tens of thousands (zero-width spaces): tuple.__new__ builds each change
+    # without Change's own __new__, a Python function call.
+    tail = (reason, "", kind)
+    return [_new_change(Change, m.span() + tail) for m in pattern.finditer(text)]
 
+
+_new_change = tuple.__new__
 
 # The character each of these patterns needs: most pages have none, and the pattern runs in
 # every cleaning round.

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import msgspec
 
+from pipeline.document import Document, Edit, Sentence
+from pipeline.write.json_doc import SCHEMA
+
 DOCUMENT_SCHEMA = "pipeline/document@"
 _read_json = msgspec.json.Decoder().decode
 
@@ -79,3 +82,33 @@ def index_document(raw: bytes) -> IndexDocument | None:
         except msgspec.ValidationError:
             return None
     return data if data.schema.startswith(DOCUMENT_SCHEMA) else None
+
+
+def index_of(doc: Document, translator: dict) -> IndexDocument | None:
+    """What `index_document` reads back from the JSON `json_doc.json_chunks` writes for `doc`,
+    built from the document itself: decoding a run's JSON again (tens of MB of tokens and
+    readings) was most of writing the index. None when the translator's description is not
+    of the types the index reads: then the file is decoded."""
+    try:
+        described = msgspec.convert(translator, IndexTranslator)
+    except msgspec.ValidationError:
+        return None
+    title = doc.title_block()
+    return IndexDocument(
+        schema=SCHEMA,
+        source=IndexSource(path=doc.source.path),
+        title=None if title is None else IndexTitle(zh=title.zh, en=title.en),
+        translator=described,
+        removed=[_index_edit(e) for e in doc.edits if not e.replacement],
+        repaired=[_index_edit(e) for e in doc.edits if e.replacement],
+        blocks=[IndexBlock([_index_sentence(s) for s in b.sentences]) for b in doc.blocks],
+    )
+
+
+def _index_edit(e: Edit) -> IndexEdit:
+    return IndexEdit(text=e.text, stage=e.stage, reason=e.reason, kind=e.kind)
+
+
+def _index_sentence(s: Sentence) -> IndexSentence:
+    terms = [IndexTerm(zh=t.zh, start=t.start, end=t.end, en=t.en) for t in s.terms] or None
+    return IndexSentence(zh=s.zh, tokens=list(s.tokens), en=s.en, terms=terms)

@@ -8,6 +8,8 @@ line shows up at the top, in one place, instead of in the audit of each page.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
+from operator import attrgetter
 from urllib.parse import quote
 
 import yaml
@@ -26,6 +28,7 @@ from pipeline.write.markdown import shorten
 
 MOST_REMOVED = 15  # lines shown in "removed most often"
 REMOVED_TEXT_CHARS = 80
+_EDIT_KEY = attrgetter("stage", "kind", "reason")
 
 
 def render_index(documents: list[tuple[str, IndexDocument]], appendix: str = "") -> str:
@@ -58,6 +61,14 @@ def _audited(data: IndexDocument) -> list[IndexEdit]:
     return [e for e in edits if e.kind not in hidden.get(e.stage, ())]
 
 
+def _audited_groups(data: IndexDocument) -> Counter[tuple[str | None, str, str | None]]:
+    """How many of the document's audited edits there are of each (stage, kind, reason), in
+    order of first appearance: counted in C, a page has a hundred thousand readings."""
+    hidden = stage_kinds("unaudited_kinds")
+    groups = Counter(map(_EDIT_KEY, chain(data.removed or (), data.repaired or ())))
+    return Counter({k: n for k, n in groups.items() if k[1] not in hidden.get(k[0], ())})
+
+
 def _row(md: str, data: IndexDocument) -> dict:
     blocks = data.blocks or []
     title = data.title or IndexTitle()
@@ -71,7 +82,7 @@ def _row(md: str, data: IndexDocument) -> dict:
         "title_en": shorten(title.en),
         "blocks": len(blocks),
         "sentences": sum(len(b.sentences or ()) for b in blocks),
-        "removals": len(_audited(data)),
+        "removals": sum(_audited_groups(data).values()),
         "translator": f"{backend} ({label})" if label and label != backend else backend,
     }
 
@@ -82,14 +93,15 @@ def cleaning_summary(documents: list[IndexDocument]) -> list[str]:
     docs_with: Counter[str] = Counter()
     counted = stage_kinds("counted_kinds")
     for data in documents:
-        listed = []
-        for e in _audited(data):
+        # Keys in order of their first edit, as counting edit by edit would insert them.
+        for (stage, kind, reason), n in _audited_groups(data).items():
             # by the hundred (pinyin readings): one line for the kind
-            if e.kind in counted.get(e.stage, ()):
-                by_reason[(e.stage, e.kind)] += 1
-            else:
-                by_reason[(e.stage, e.reason)] += 1
-                listed.append(" ".join(e.text.split())[:REMOVED_TEXT_CHARS])
+            by_reason[(stage, kind) if kind in counted.get(stage, ()) else (stage, reason)] += n
+        listed = [
+            " ".join(e.text.split())[:REMOVED_TEXT_CHARS]
+            for e in _audited(data)
+            if e.kind not in counted.get(e.stage, ())
+        ]
         # Each text once per document, in order of appearance (not a set's order, which
         # changes with the hash seed): ties in most_common keep that order, run after run.
         docs_with.update(dict.fromkeys(t for t in listed if t).keys())
