@@ -747,8 +747,10 @@ def _text_terms(text: dict, lines: list[str]) -> tuple[np.ndarray, np.ndarray, n
     idx = [i for i, line in enumerate(lines) if line and not line.isspace()]
     row, code = _gram_rows(_text_forms([lines[i] for i in idx]))
     vocab = text["codes"]
-    pos = np.minimum(np.searchsorted(vocab, code), len(vocab) - 1)
-    hit = vocab[pos] == code
+    # a page repeats its grams: look up each distinct one (sorted queries search faster)
+    distinct, inverse = np.unique(code, return_inverse=True)
+    found = np.minimum(np.searchsorted(vocab, distinct), len(vocab) - 1)
+    pos, hit = found[inverse], (vocab[found] == distinct)[inverse]
     size = np.int64(len(vocab))
     key, count = np.unique(row[hit] * size + pos[hit], return_counts=True)
     r, g = key // size, key % size
