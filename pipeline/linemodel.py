@@ -885,10 +885,9 @@ def explain(
     """The (up to) k features that pushed line i most towards junk, as short names
     ("chrome words", "short", "top run")."""
     model = _model()
-    return _reasons(
-        model, line_features(lines, batch_counts, n_docs)[i], lines[i],
-        text_logits(model, lines), i, k,
-    )  # fmt: skip
+    text_z = text_logits(model, lines)
+    leans = text_z is not None and text_z[i] > 0
+    return _reasons(model, line_features(lines, batch_counts, n_docs)[i], lines[i], leans, k)
 
 
 def junk_lines(
@@ -900,17 +899,18 @@ def junk_lines(
     X = line_features(lines, batch_counts, n_docs)
     text_z = text_logits(model, lines)
     p = predict(model, X, text_z)
+    leans = np.zeros(len(lines), dtype=bool) if text_z is None else text_z > 0
     return [
-        (int(i), float(p[i]), _reasons(model, X[i], lines[i], text_z, i, k))
+        (int(i), float(p[i]), _reasons(model, X[i], lines[i], bool(leans[i]), k))
         for i in np.flatnonzero(p >= model["threshold"])
     ]
 
 
-def _reasons(model: dict, x: np.ndarray, line: str, text_z, i: int, k: int) -> list[str]:
+def _reasons(model: dict, x: np.ndarray, line: str, text_leans: bool, k: int) -> list[str]:
     """The context features' reasons, and the words the text model leaned on when it leaned
-    towards junk."""
+    towards junk (`text_leans`)."""
     out = reasons(model, x, k)
-    if text_z is not None and text_z[i] > 0:
+    if text_leans:
         words = text_reason(model, line)
         if words:
             out.append(words)
