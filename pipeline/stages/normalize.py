@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from pipeline.context import Context
-from pipeline.document import Change, Document
+from pipeline.document import Change, Document, change_of_fields
 from pipeline.registry import stage
 from pipeline.text import HAN, HAN_RE, lines, lines_matching, url_spans
 
@@ -237,13 +237,10 @@ def _pattern_changes(
     literal = _LITERALS.get(pattern)
     if literal is not None and literal not in text:  # a C-speed search rules the pattern out
         return []
-    # A page can have tens of thousands (zero-width spaces): tuple.__new__ builds each change
-    # without Change's own __new__, a Python function call.
+    # A page can have tens of thousands (zero-width spaces).
     tail = (reason, "", kind)
-    return [_new_change(Change, m.span() + tail) for m in pattern.finditer(text)]
+    return [change_of_fields(m.span() + tail) for m in pattern.finditer(text)]
 
-
-_new_change = tuple.__new__
 
 # The character each of these patterns needs: most pages have none, and the pattern runs in
 # every cleaning round.

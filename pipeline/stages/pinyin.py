@@ -18,12 +18,11 @@ from operator import attrgetter
 import numpy as np
 
 from pipeline.context import Context
-from pipeline.document import Change, Document
+from pipeline.document import Change, Document, change_of_fields
 from pipeline.registry import stage
 from pipeline.text import HAN, HAN_RE, lines, pinyin_syllables, pinyin_table, plain_syllable
 
 STAGE = "pinyin"
-_new_change = tuple.__new__
 READING = "reading"  # edit kind of a whole annotation; fragments are listed one by one
 
 _READING = r"[A-Za-z\u00c0-\u024f\u0300-\u036f]{1,7}[1-5]?"
@@ -62,11 +61,11 @@ def _annotation(annotated: str) -> tuple[int, str] | None:
 
 def _annotation_changes(text: str) -> list[Change]:
     # A page has a hundred thousand annotations: each step a C loop (map, the cached
-    # _annotation), and each change built with tuple.__new__ (Change's own __new__ is Python).
+    # _annotation, change_of_fields).
     spans = [m.span() for m in _ANNOTATED.finditer(text)]
     found = map(_annotation, [text[a - 1 : b] for a, b in spans])
     changes = [
-        _new_change(Change, (a, a + f[0], f[1], "", READING))
+        change_of_fields((a, a + f[0], f[1], "", READING))
         for (a, _), f in zip(spans, found, strict=True)
         if f
     ]
