@@ -304,6 +304,7 @@ _FEATURES = [
     ("pos", "low in the page", "high in the page"),
     ("index", "far from the top", "near the top"),
     ("index_end", "far from the bottom", "near the bottom"),
+    ("head_off_topic", "opening line off the article's topic", "opening line on topic"),
     ("before_body", "before the article", "not before the article"),
     ("after_body", "after the article", "not after the article"),
     ("run", "run of short lines", "no run of short lines"),
@@ -560,6 +561,7 @@ def _features(
     F[:, _I["body"]] = body
 
     # topic words: units shared with the article body (long prose lines) elsewhere in the page
+    head_off = np.zeros(m)
     t_line, t_unit = _topic_pairs(cp, cls, line_of, ftext)
     if len(t_unit):
         in_body = body[t_line]
@@ -574,6 +576,7 @@ def _features(
         has = total > 0
         F[has, _I["topic"]] = 1.0 - shared[has] / total[has]  # 1 = shares nothing
         F[:, _I["topic_n"]] = -np.log1p(shared)
+        head_off[0] = total[0] >= _HEAD_MIN_UNITS and shared[0] == 0 and not body[0]
 
     # neighbours: the previous and next non-blank line
     C = np.zeros((m, len(FEATURE_NAMES) - _N_OWN))
@@ -615,6 +618,8 @@ def _features(
             min(3, batch_counts.get(k, 1) - 1) / 3 if k else 0.0 for k in keys
         ]
     C[:, _I["n_lines"] - c0] = math.log1p(m)
+    if int(han[body].sum()) >= _HEAD_MIN_BODY_HAN:
+        C[:, _I["head_off_topic"] - c0] = head_off
     cpad = np.concatenate([[0.0, 0.0], F[:, _I["code"]], [0.0, 0.0]])
     C[:, _I["near_code"] - c0] = np.max(
         np.stack([cpad[0:m], cpad[1 : m + 1], cpad[3 : m + 3], cpad[4 : m + 4]]), axis=0
@@ -623,6 +628,10 @@ def _features(
     C[:, _I["chapter"] - c0] = _per_line(_CHAPTER, text, start_arr, m) > 0
     X[idx] = np.hstack([F, C])
     return X
+
+
+_HEAD_MIN_UNITS = 3  # topic units of the opening line: fewer say too little to judge
+_HEAD_MIN_BODY_HAN = 120  # Han characters of article prose needed to judge the opening line
 
 
 def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

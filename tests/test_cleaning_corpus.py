@@ -135,3 +135,10 @@ def test_a_page_titled_by_a_question_or_a_file_name_keeps_its_title():
     for name in ("question_title.tsv", "file_title.tsv"):
         rows = run_rows(load_rows(CORPUS / name))
         assert rows[0].kept == rows[0].text.strip(), name
+
+
+def test_a_title_whose_words_the_excerpt_does_not_repeat_stays():
+    # an essay's title shares no word with the first paragraphs, as an SEO headline would, but
+    # no line below it reads as the real title: it is the page's own
+    rows = run_rows(load_rows(CORPUS / "untitled_excerpt.tsv"))
+    assert rows[0].kept == rows[0].text.strip()

@@ -107,10 +107,12 @@ class Doc:
 
 
 def load_corpus(sets: str | None = None) -> list[Doc]:
-    """The labeled pages of corpus/labels/ (of the label sets named in `sets`, e.g. "abcd")."""
+    """The labeled pages of corpus/labels/ (of the label sets named in `sets`: "abcd" for sets
+    a to d, or with commas, "a,b,ab" for two-letter sets)."""
+    names = None if not sets else set(sets.split(",") if "," in sets else sets)
     docs = []
     for path in sorted((CORPUS / "labels").glob("*.jsonl")):
-        if sets and path.stem not in sets:
+        if names is not None and path.stem not in names:
             continue
         for raw in path.read_text(encoding="utf-8").splitlines():
             if not raw.strip():
@@ -526,7 +528,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/line_model_work"),
                     help="scratch folder for the rules baseline runs")  # fmt: skip
     ap.add_argument("--no-write", action="store_true", help="write no file (a dry run)")
-    ap.add_argument("--sets", help="label sets to use, e.g. abcdfg (default: every file)")
+    ap.add_argument("--sets", help="label sets to use, e.g. abcdfg or a,b,ab (default: every file)")
     ap.add_argument("--fit-train-only", action="store_true",
                     help="fit the shipped model on train only (to score dev)")  # fmt: skip
     ap.add_argument("--no-clean-views", action="store_true",
