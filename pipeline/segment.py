@@ -146,10 +146,12 @@ def _base_frequencies(words: list[str]) -> dict[str, int]:
     """jieba's dictionary frequency of each of `words` (the last line wins, as in jieba)."""
     if not words:
         return {}
-    data = _jieba_dictionary().read_bytes()
+    # Each line starts after a newline (one before the first too): a literal the search
+    # skips to at C speed, where `(?m)^` tried the words at every byte of the 5 MB file.
+    data = b"\n" + _jieba_dictionary().read_bytes()
     names = "|".join(re.escape(w) for w in words).encode("utf-8")
     found: dict[str, int] = {}
-    for m in re.finditer(rb"(?m)^(" + names + rb") ([0-9]+)", data):
+    for m in re.finditer(rb"\n(" + names + rb") ([0-9]+)", data):
         found[m.group(1).decode("utf-8")] = int(m.group(2))
     return found
 

@@ -4,10 +4,13 @@ ids, block texts) without building it."""
 
 from __future__ import annotations
 
+from itertools import starmap
+from operator import itemgetter
+
 import msgspec
 
 from pipeline.document import Document, Edit, Sentence
-from pipeline.write.json_doc import SCHEMA
+from pipeline.write.json_doc import SCHEMA, picked_edits
 
 DOCUMENT_SCHEMA = "pipeline/document@"
 _read_json = msgspec.json.Decoder().decode
@@ -99,14 +102,19 @@ def index_of(doc: Document, translator: dict) -> IndexDocument | None:
         source=IndexSource(path=doc.source.path),
         title=None if title is None else IndexTitle(zh=title.zh, en=title.en),
         translator=described,
-        removed=[_index_edit(e) for e in doc.edits if not e.replacement],
-        repaired=[_index_edit(e) for e in doc.edits if e.replacement],
+        removed=_index_edits(doc.edits, repairs=False),
+        repaired=_index_edits(doc.edits, repairs=True),
         blocks=[IndexBlock([_index_sentence(s) for s in b.sentences]) for b in doc.blocks],
     )
 
 
-def _index_edit(e: Edit) -> IndexEdit:
-    return IndexEdit(text=e.text, stage=e.stage, reason=e.reason, kind=e.kind)
+# Edit (start, end, stage, reason, text, replacement, kind) → IndexEdit's fields in order
+_INDEX_EDIT_FIELDS = itemgetter(4, 2, 3, 6)
+
+
+def _index_edits(edits: tuple[Edit, ...], repairs: bool) -> list[IndexEdit]:
+    """The removals (or repairs) as the index reads them, built by C iterators."""
+    return list(starmap(IndexEdit, map(_INDEX_EDIT_FIELDS, picked_edits(edits, repairs))))
 
 
 def _index_sentence(s: Sentence) -> IndexSentence:

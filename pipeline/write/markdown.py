@@ -24,7 +24,8 @@ import html
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import compress, groupby
+from operator import attrgetter, not_
 
 import yaml
 
@@ -43,12 +44,13 @@ def render_markdown(
     """`translator` is the translator's description; a `label` in it ("gloss") marks English
     that is not a translation: printed before every English line, with its `note` at the end."""
     writer = _Writer(translator.get("label"), layout, FLAVORS[flavor])
-    parts = [front_matter(doc, translator)]
+    audited = audited_edits(doc)
+    parts = [front_matter(doc, translator, audited)]
     parts += writer.body(doc.blocks)
     label = translator.get("label")
     if label:
         parts.append(f"*English lines marked ({label}) are a {translator.get('note', label)}.*")
-    audit = writer.flavor.audit(audited_edits(doc))
+    audit = writer.flavor.audit(audited)
     if audit:
         parts.append(audit)
     return "\n\n".join(parts) + "\n"
@@ -69,14 +71,30 @@ def document_title(doc: Document) -> tuple[str, str | None]:
     return shorten(block.zh) or doc.source.path, shorten(block.en)
 
 
+_stage = attrgetter("stage")
+_stage_kind = attrgetter("stage", "kind")
+
+
+def _stage_kind_pairs(attribute: str) -> frozenset[tuple[str, str]]:
+    """(stage, kind) for each of the kinds a stage lists under `attribute`."""
+    return frozenset((s, k) for s, kinds in stage_kinds(attribute).items() for k in kinds)
+
+
+def _edits_without(edits: tuple, pairs: frozenset[tuple[str, str]]) -> list:
+    """The edits whose (stage, kind) is not among `pairs`. C iterators, no Python call per
+    edit: a page has a hundred thousand readings."""
+    return list(compress(edits, map(not_, map(pairs.__contains__, map(_stage_kind, edits)))))
+
+
 def audited_edits(doc: Document) -> list:
-    hidden = stage_kinds("unaudited_kinds")
-    return [e for e in doc.edits if e.kind not in hidden[e.stage]]
+    return _edits_without(doc.edits, _stage_kind_pairs("unaudited_kinds"))
 
 
-def front_matter(doc: Document, translator: dict) -> str:
+def front_matter(doc: Document, translator: dict, audited: list | None = None) -> str:
     """`title` and `description` (which every doc tool reads as such); everything else under
-    one `pipeline` key, so no theme takes one of our keys for one of its own."""
+    one `pipeline` key, so no theme takes one of our keys for one of its own. `audited`:
+    `audited_edits(doc)`, if already at hand."""
+    audited = audited_edits(doc) if audited is None else audited
     title, title_en = document_title(doc)
     prose = [b.zh for b in doc.blocks if b.kind == "paragraph"]
     description = next((zh for zh in prose if len(zh) >= 40), prose[0] if prose else "")[:160]
@@ -89,7 +107,7 @@ def front_matter(doc: Document, translator: dict) -> str:
         "generated_by": f"pipeline {__version__}",
         "blocks": len(doc.blocks),
         "sentences": sum(len(b.sentences) for b in doc.blocks),
-        "removals": dict(sorted(Counter(e.stage for e in audited_edits(doc)).items())),
+        "removals": dict(sorted(Counter(map(_stage, audited)).items())),
     }
     if translator.get("note"):
         ours["translator_note"] = translator["note"]
@@ -123,20 +141,20 @@ class Flavor:
 
 def _audit_lines(edits: list) -> Iterator[tuple[str, str]]:
     """(summary, plain-text line) for each line of the audit: counted kinds, then every edit."""
-    kinds = stage_kinds("counted_kinds")
-    counted = Counter((e.stage, e.kind) for e in edits if e.kind in kinds[e.stage])
+    counted_kinds = _stage_kind_pairs("counted_kinds")
+    counted = Counter(map(_stage_kind, edits))
     for (stage, kind), n in sorted(counted.items()):
-        yield "", f"{stage}: {n} × {kind} removed"
-    for e in edits:
-        if e.kind not in kinds[e.stage]:
-            shown = e.text if len(e.text) <= 300 else e.text[:300] + "…"
-            shown = " ".join(shown.split())
-            what = f" → {e.replacement}" if e.replacement else ""
-            yield "", f"{e.stage} ({e.reason}): {shown}{what}"
+        if (stage, kind) in counted_kinds:
+            yield "", f"{stage}: {n} × {kind} removed"
+    for e in _edits_without(tuple(edits), counted_kinds):
+        shown = e.text if len(e.text) <= 300 else e.text[:300] + "…"
+        shown = " ".join(shown.split())
+        what = f" → {e.replacement}" if e.replacement else ""
+        yield "", f"{e.stage} ({e.reason}): {shown}{what}"
 
 
 def _audit_summary(edits: list) -> str:
-    counts = Counter(e.stage for e in edits)
+    counts = Counter(map(_stage, edits))
     return ", ".join(f"{stage}: {n}" for stage, n in sorted(counts.items()))
 
 
