@@ -76,7 +76,8 @@ class SpamThresholds:
     # off-topic headlines: at most spam_line_max_chars / 2 long, ≥ off_topic_min_words content
     # words, none of them found in an article of ≥ off_topic_min_article_han Han characters, and
     # at most off_topic_max_shared of them when a longer word counts as found by one of its
-    # two-character parts (a real title says 室内设计 where its text says 设计)
+    # two-character parts (a real title says 室内设计 where its text says 设计); cut only above a
+    # line that reads as the real title (spam._title_below)
     spam_line_max_chars: Positive = 120
     off_topic_min_words: Positive = 3
     off_topic_max_shared: Share = 0.2
