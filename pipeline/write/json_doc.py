@@ -37,27 +37,8 @@ def _header(value: object, pretty: bool) -> bytes:
     return text.encode("utf-8")
 
 
-def _edit(e: Edit) -> dict:
-    """A removal, or a repair (which also says what replaced the text). Built as literals:
-    a page has a hundred thousand readings."""
-    if e.replacement:
-        out = {
-            "start": e.start,
-            "end": e.end,
-            "text": e.text,
-            "replacement": e.replacement,
-            "stage": e.stage,
-            "reason": e.reason,
-        }
-    else:
-        out = {"start": e.start, "end": e.end, "text": e.text, "stage": e.stage, "reason": e.reason}
-    if e.kind:
-        out["kind"] = e.kind
-    return out
-
-
 class _Removal(msgspec.Struct, omit_defaults=True, gc=False):
-    """A removal as `_edit` writes it (same keys, same order; `kind` only when set)."""
+    """A removal as the JSON writes it (`kind` only when set)."""
 
     start: int
     end: int
@@ -68,7 +49,7 @@ class _Removal(msgspec.Struct, omit_defaults=True, gc=False):
 
 
 class _Repair(msgspec.Struct, omit_defaults=True, gc=False):
-    """A repair as `_edit` writes it."""
+    """A repair: a removal that also says what replaced the text."""
 
     start: int
     end: int
@@ -86,9 +67,10 @@ _replacement = itemgetter(5)
 EditWriter = Callable[[Iterable[Edit], bool], Iterable[object]]
 
 
-def _edit_dicts(edits: Iterable[Edit], repairs: bool) -> Iterator[dict]:
-    """The removals (or the repairs) of `edits` as dicts."""
-    return (_edit(e) for e in edits if bool(e.replacement) == repairs)
+def _edit_dicts(edits: Iterable[Edit], repairs: bool) -> list[dict]:
+    """The removals (or the repairs) of `edits` as dicts: the structs' own keys and order, so
+    the dataset records and the JSON files cannot disagree."""
+    return msgspec.to_builtins(list(_edit_structs(edits, repairs)))
 
 
 def picked_edits(edits: Iterable[Edit], repairs: bool) -> Iterator[Edit]:
@@ -99,8 +81,8 @@ def picked_edits(edits: Iterable[Edit], repairs: bool) -> Iterator[Edit]:
 
 
 def _edit_structs(edits: Iterable[Edit], repairs: bool) -> Iterator[object]:
-    """What `_edit_dicts` gives, as structs msgspec encodes to the same bytes, built from
-    the edits' fields by C iterators too."""
+    """The removals (or the repairs) of `edits` as structs msgspec encodes directly, built
+    from the edits' fields by C iterators."""
     if repairs:
         return starmap(_Repair, map(_REPAIR_FIELDS, picked_edits(edits, True)))
     return starmap(_Removal, map(_REMOVAL_FIELDS, picked_edits(edits, False)))
