@@ -90,7 +90,9 @@ def main() -> int:
         folder = build_split(name, splits[name], all_labels)
         out = folder / "out"
         keep = [x for k in args.keep for x in ("--keep", k)]
-        command = [sys.executable, "-m", "pipeline", "run", str(folder / "pages"), "-o", str(out)]
+        # the page files only: labels.jsonl beside them is the scorer's, not a dataset to run
+        pages = str(folder / "pages" / "*.txt")
+        command = [sys.executable, "-m", "pipeline", "run", pages, "-o", str(out)]
         subprocess.run(
             [*command, "--translator", "none", "-q", "--force", *keep], cwd=ROOT, check=False
         )
