@@ -183,13 +183,53 @@ def test_the_text_model_is_blended_and_named_in_the_reason():
 
     _, _, text = fitted_text_model()
     model = {"text": prepare_text(text)}
-    lines = ["扫码关注公众号", "研究人员测试了新的电池材料。"]
+    lines = ["扫码关注公众号", "", "研究人员测试了新的电池材料。"]  # apart: no block pull
     X = line_features(lines)
     n = X.shape[1]
     model.update(mean=np.zeros(n), scale=np.ones(n), coef=np.zeros(n), intercept=0.0)
     z = text_logits(model, lines)
     p = predict(model, X, z)
-    assert np.allclose(p, 1 / (1 + np.exp(-0.5 * z)))  # context logit 0, weight 0.5
+    assert p[1] == 0.0  # blank
+    assert np.allclose(p[[0, 2]], 1 / (1 + np.exp(-0.5 * z[[0, 2]])))  # context 0, weight 0.5
     reason = text_reason(model, lines[0])
     assert reason.startswith("text ") and all(len(g) >= 2 for g in reason[5:].split(", "))
     assert text_reason(model, lines[1]) is None or "公众" not in text_reason(model, lines[1])
+
+
+def test_a_line_is_pulled_towards_its_block():
+    """Consecutive short lines form a block; each line's logit moves BLOCK_PULL of the way to
+    the block's median. A line alone (blank lines around it) or next to prose is not pulled."""
+    import numpy as np
+
+    from pipeline.linemodel import BLOCK_PULL, FEATURE_NAMES, line_features, predict
+
+    prose = "研究人员在实验室里测试了新的电池材料，结果显示能量密度提高了百分之二十。"
+    lines = ["• 首页", "• 新闻", "关于我们", "", "关于我们", "", prose, "关于我们"]
+    X = line_features(lines)
+    n = X.shape[1]
+    bullet = FEATURE_NAMES.index("bullet")
+    assert X[0, bullet] > 0 and X[1, bullet] > 0 and X[2, bullet] == 0
+    coef = np.zeros(n)
+    coef[bullet] = 6.0 / X[0, bullet]
+    model = {"mean": np.zeros(n), "scale": np.ones(n), "coef": coef, "intercept": -2.0}
+    z = X @ coef - 2.0
+    p = predict(model, X)
+    block = z[:3]
+    pulled = block + BLOCK_PULL * (np.median(block) - block)
+    assert np.allclose(p[:3], 1 / (1 + np.exp(-pulled)))
+    assert p[2] > 1 / (1 + np.exp(2.0))  # the bullet-less item goes up with its menu
+    assert np.allclose(p[[4, 7]], 1 / (1 + np.exp(2.0)))  # alone, and beside prose: unmoved
+
+
+def test_a_page_without_prose_is_marked_as_such():
+    """Without prose no line shares topic words with the article, content included: the
+    `no_body` feature tells the model so on every line of such a page, and on none otherwise."""
+    from pipeline.linemodel import FEATURE_NAMES, line_features
+
+    col = FEATURE_NAMES.index("no_body")
+    lines = ["第一站：火山口", "", "第二站：温泉", "第三站：博物馆"]
+    X = line_features(lines)
+    assert (X[[0, 2, 3], col] == 1.0).all() and X[1, col] == 0.0  # blank rows stay zero
+    prose = "火山口的温泉在冬天也很热闹，游客可以在博物馆里了解这座火山的历史和地质变化。"
+    X = line_features([*lines, prose])
+    assert (X[:, col] == 0.0).all()
