@@ -142,3 +142,11 @@ def test_a_title_whose_words_the_excerpt_does_not_repeat_stays():
     # no line below it reads as the real title: it is the page's own
     rows = run_rows(load_rows(CORPUS / "untitled_excerpt.tsv"))
     assert rows[0].kept == rows[0].text.strip()
+
+
+def test_forum_jammer_lines_of_every_shape_go_and_formulas_stay():
+    # letters glued to digits as well as to symbols, and backslashes among the symbols; cell
+    # references, chess moves and function keys are runs of short ASCII scraps too
+    rows = run_rows(load_rows(CORPUS / "forum_jammer.tsv"))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)

@@ -299,8 +299,10 @@ DEV_LOSS = 0.005  # content loss on dev (model fit on train) the threshold may n
 # of junk recall on dev at the same dev loss, but lost 1.1% of the test split's content lines.
 # Session 6: at 0.75% the model fit on 309 pages lost 1.4-2.2% of the content lines of three
 # hold-out sets, two to three times its cross-validated figure: pages from new sites are harder
-# than the folds, so the margin is 0.5%. Content loss is the constraint.)
-THRESHOLD_LOSS = 0.005
+# than the folds, so the margin is 0.5%. Content loss is the constraint. Session 10: the block
+# pull made the scores of short lines move together, and at 0.5% the model lost 0.78% of the test
+# split's content lines against 0.34% before; 0.4% is the margin since.)
+THRESHOLD_LOSS = 0.004
 
 
 def fit(X: np.ndarray, y: np.ndarray) -> dict:

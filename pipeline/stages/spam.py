@@ -100,7 +100,7 @@ def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]
 
 # A scrap: one or two ASCII letters, digits or symbols; forum printouts put runs of them between
 # real lines (`5 m7 A  f. D( t'`, `* `# p7 @, o+ V( g N$`).
-_SYMBOLS = ".,'/()[]{}:;!?-~@#$%^&*_+=|`\"<>"
+_SYMBOLS = ".,'/\\()[]{}:;!?-~@#$%^&*_+=|`\"<>"
 _SCRAP = rf"[A-Za-z0-9{re.escape(_SYMBOLS)}]{{1,2}}"
 _BRACKETS = frozenset("()[]{}")
 _MARKS = frozenset(_SYMBOLS) - _BRACKETS
@@ -126,6 +126,20 @@ def _glued(scrap: str) -> bool:
     return len(scrap) == 2 and scrap[0].isalnum() != scrap[1].isalnum()
 
 
+def _mixed(scrap: str) -> bool:
+    """`p7`, `K3`: a letter and a digit side by side."""
+    return len(scrap) == 2 and scrap.isalnum() and scrap[0].isalpha() != scrap[1].isalpha()
+
+
+def _scrambled(noise: str) -> bool:
+    """Three scraps glued to symbols; or two, and a letter glued to a digit (`% @7 J* Q4 }' ^`,
+    `' K3 p9 R$ w2 t! ^`). Cell references in a formula (`A1 + B2 = C3 + D4`) have no glued
+    scrap at all."""
+    scraps = noise.split()
+    glued = sum(map(_glued, scraps))
+    return glued >= 3 or (glued == 2 and any(map(_mixed, scraps)))
+
+
 def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
     # Noise never spans a line (no newline in the pattern): whole text or line, same matches.
     # Code and formulas are runs of scraps too (`A + B = C`, `x = y [ i ]`): noise also needs
@@ -140,7 +154,7 @@ def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
             letters >= 3
             and (brackets % 2 == 1 or marks >= 2)
             and any(c.isupper() for c in noise)
-            and sum(map(_glued, noise.split())) >= 3
+            and _scrambled(noise)
             and not _is_lettered_list(noise)
         ):
             changes.append(Change(m.start(), m.end(), "jammer noise"))
