@@ -150,3 +150,12 @@ def test_forum_jammer_lines_of_every_shape_go_and_formulas_stay():
     rows = run_rows(load_rows(CORPUS / "forum_jammer.tsv"))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)
+
+
+def test_forum_profile_panels_and_blog_widgets_go_and_the_post_stays():
+    # Discuz profile fields on lines of their own, floor numbers, image alt text, related-post
+    # links, an emoji self-introduction and theme widgets around a forum thread; the bare words
+    # `作者簡介` and a column name stay
+    rows = run_rows(load_rows(CORPUS / "forum_profile.tsv"))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)

@@ -2,7 +2,8 @@
 
 - pinyin-letter ads: long runs of lowercase letters that split entirely into toneless pinyin
   syllables (`haidaobuyujiuyou…`), with the punctuation and shorter pinyin runs between them;
-- jammer noise: runs of one- or two-character ASCII scraps (`5 m7 A  f. D( t' n/ L, K`);
+- jammer noise: runs of one- or two-character ASCII scraps (`5 m7 A  f. D( t' n/ L, K`), and
+  lines of scrambled ASCII tokens (`Bw#ubQJ8}`), two or more to a page;
 - keyword injections: gambling, lottery, porn, game and scam vocabulary (pipeline/data/
   spam_words.txt), decided by density and position, never by one word, and relaxed when the
   whole article is about such a topic (an article on lottery law is content);
@@ -138,6 +139,50 @@ def _scrambled(noise: str) -> bool:
     scraps = noise.split()
     glued = sum(map(_glued, scraps))
     return glued >= 3 or (glued == 2 and any(map(_mixed, scraps)))
+
+
+# The other shape of forum noise: a line of one or two scrambled ASCII tokens, mixed case, digits
+# and symbols without a word in them (`Bw#ubQJ8}`, `V.-?aXQ*`), several to a page.
+_TOKEN_LINE = re.compile(r"^[ \t]*([!-~]{3,24}(?:[ \t]+[!-~]{1,24})?)[ \t]*$", re.M)
+_LETTER_RUN = re.compile(r"[A-Za-z]{5,}")
+_WORD_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+|[a-z]*\d+[a-z]*|[A-Z]+\d+|\d+[A-Z]+")
+_SCRAMBLED_MIN_LINES = 2  # one such line alone may be a password or a product code
+
+
+def _balanced(chars: str) -> bool:
+    """Brackets that open and close in order: `wg.Add(1)` is a call, `Bw#ubQJ8}` is noise."""
+    stack: list[str] = []
+    for c in chars:
+        if c in "([{":
+            stack.append(c)
+        elif c in ")]}" and (not stack or "([{"[")]}".index(c)] != stack.pop()):
+            return False
+    return not stack
+
+
+def _is_scrambled_token(line: str) -> bool:
+    chars = line.replace(" ", "").replace("\t", "")
+    symbols = sum(not c.isalnum() for c in chars)
+    bracketed = any(c in _BRACKETS for c in chars)
+    return (
+        6 <= len(chars) <= 24
+        and symbols >= 2
+        and (symbols >= 3 or any(c.isdigit() for c in chars))
+        and any(c.isupper() for c in chars)
+        and any(c.islower() for c in chars)
+        and "://" not in chars
+        and not _LETTER_RUN.search(chars)
+        and not (bracketed and _balanced(chars))  # code: a call, an index
+        # words between the symbols (`Wi-Fi/5G`, `Ph.D`): one part at least must be scrambled
+        and not all(_WORD_PART.fullmatch(p) for p in re.split(r"[^A-Za-z0-9]+", chars) if p)
+    )
+
+
+def _scrambled_line_changes(text: str) -> list[Change]:
+    found = [m for m in _TOKEN_LINE.finditer(text) if _is_scrambled_token(m.group(1))]
+    if len(found) < _SCRAMBLED_MIN_LINES:
+        return []
+    return [Change(m.start(1), m.end(1), "jammer noise") for m in found]
 
 
 def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
@@ -588,6 +633,7 @@ def spam(doc: Document, ctx: Context) -> Document:
         start, end = spans[i]
         changes += _pinyin_ad_changes(text[start:end], start, min_letters)
     changes += _jammer_changes(text, limits.jammer_min_scraps)
+    changes += _scrambled_line_changes(text)
     line_hits = _hits_by_line(matched, spans, ctx.texts("spam_words"))
     topical = _is_topical(matched, spans, line_hits, limits)
     changes += _keyword_changes(matched, text, spans, line_hits, topical, limits)
