@@ -202,8 +202,23 @@ def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
             and _scrambled(noise)
             and not _is_lettered_list(noise)
         ):
-            changes.append(Change(m.start(), m.end(), "jammer noise"))
+            changes.append(Change(*_with_ascii_rest(text, m.start(), m.end()), "jammer noise"))
     return changes
+
+
+def _with_ascii_rest(text: str, start: int, end: int) -> tuple[int, int]:
+    """(start, end) widened to the whole line when what else the line holds is a short ASCII
+    scrap (`mtvb now,tvbnow,bttvb`: the site's keywords the jammer run is glued to)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    rest = text[line_start:start] + " " + text[end:line_end]
+    if rest.isascii() and len(rest.strip()) <= _REST_MAX_CHARS and len(rest.split()) <= 4:
+        return line_start, line_end
+    return start, end
+
+
+_REST_MAX_CHARS = 40
 
 
 # --- keyword injections ---------------------------------------------------------------------
