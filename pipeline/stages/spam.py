@@ -539,6 +539,7 @@ def _off_topic_changes(
         )
         if (
             0 < len(line) <= max_chars // 2
+            and not line.endswith("。")  # a sentence: a headline has no full stop
             and not _OWN_TITLE.search(line)
             and is_off_topic(
                 line,
