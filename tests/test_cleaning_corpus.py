@@ -152,13 +152,18 @@ def test_forum_jammer_lines_of_every_shape_go_and_formulas_stay():
     assert not bad, "\n" + misses(bad)
 
 
-@pytest.mark.parametrize("name", ["forum_profile.tsv", "epaper_chrome.tsv", "opening_sentence.tsv"])
+@pytest.mark.parametrize(
+    "name",
+    ["forum_profile.tsv", "epaper_chrome.tsv", "opening_sentence.tsv", "blog_mirror_chrome.tsv"],
+)
 def test_profile_panels_and_viewer_widgets_go_and_the_article_stays(name):
     # forum_profile: Discuz profile fields on lines of their own, floor numbers, image alt text,
     # related-post links, an emoji self-introduction and theme widgets around a thread (the bare
     # words `作者簡介` and a column name stay); epaper_chrome: a newspaper viewer's page controls,
     # font buttons, staff credits, close buttons, a spider-pool date-and-name row;
-    # opening_sentence: an opening sentence above jammer lines is not an off-topic headline
+    # opening_sentence: an opening sentence above jammer lines is not an off-topic headline;
+    # blog_mirror_chrome: breadcrumbs, source, takedown, like, group and hotline lines of a
+    # mirrored blog (a sentence that mentions a hotline stays)
     rows = run_rows(load_rows(CORPUS / name))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)
