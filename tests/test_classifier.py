@@ -106,11 +106,12 @@ def test_the_likely_title_is_never_the_classifier_s():
     assert title_row(X) == 1  # shares 电池, 回收, 企业, 产能 with the body; the menu shares none
     # no line above the body shares two topic words: no title is guessed
     assert title_row(line_features(["登录 | 注册", *lines[3:]])) is None
-    # a model that calls every line junk still leaves the title (and blank lines) alone
+    # a model that calls every line junk still leaves the title (and the page's one date line,
+    # and blank lines) alone
     n = X.shape[1]
     everything = {"mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": 9.0}
     p = predict(everything, X)
-    assert p[1] == 0.0 and (np.delete(p, 1) > 0.99).all()
+    assert p[1] == p[2] == 0.0 and (np.delete(p, [1, 2]) > 0.99).all()
 
 
 def test_chapter_headings_are_never_the_classifier_s():
@@ -125,6 +126,23 @@ def test_chapter_headings_are_never_the_classifier_s():
     p = predict(everything, X)
     assert p[0] == p[1] == p[3] == 0.0 and p[2] > 0.99 and p[4] > 0.99
 
+
+
+def test_the_page_s_one_date_line_is_never_the_classifier_s_but_a_list_s_dates_are():
+    import numpy as np
+
+    from pipeline.linemodel import line_features, predict
+
+    def probs(lines: list[str]) -> np.ndarray:
+        X = line_features(lines)
+        n = X.shape[1]
+        flat = {"mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": 9.0}
+        return predict(flat, X)
+
+    one = probs(["首页 新闻 图片", "發布時間：2023年5月2日 10:20", "文章正文的第一段。"])
+    assert one[1] == 0.0 and one[0] > 0.99
+    listing = probs(["春季植树活动启动", "2023-03-12", "图书馆延长开放时间", "2023-03-10"])
+    assert (listing > 0.99).all()
 
 # The text model: character 1-3-grams of the line, tf-idf, logistic regression. Its lines are
 # written for the test.
