@@ -3,7 +3,7 @@
 - pinyin-letter ads: long runs of lowercase letters that split entirely into toneless pinyin
   syllables (`haidaobuyujiuyou…`), with the punctuation and shorter pinyin runs between them;
 - jammer noise: runs of one- or two-character ASCII scraps (`5 m7 A  f. D( t' n/ L, K`), and
-  lines of scrambled ASCII tokens (`Bw#ubQJ8}`), two or more to a page;
+  lines of scrambled ASCII tokens (`Kq7#vT}Wm`), two or more to a page;
 - keyword injections: gambling, lottery, porn, game and scam vocabulary (pipeline/data/
   spam_words.txt), decided by density and position, never by one word, and relaxed when the
   whole article is about such a topic (an article on lottery law is content);
@@ -132,7 +132,7 @@ def _mixed(scrap: str) -> bool:
     return len(scrap) == 2 and scrap.isalnum() and scrap[0].isalpha() != scrap[1].isalpha()
 
 
-def _scrambled(noise: str) -> bool:
+def _scraps_scrambled(noise: str) -> bool:
     """Three scraps glued to symbols; or two, and a letter glued to a digit (`% @7 J* Q4 }' ^`,
     `' K3 p9 R$ w2 t! ^`). Cell references in a formula (`A1 + B2 = C3 + D4`) have no glued
     scrap at all."""
@@ -142,7 +142,7 @@ def _scrambled(noise: str) -> bool:
 
 
 # The other shape of forum noise: a line of one or two scrambled ASCII tokens, mixed case, digits
-# and symbols without a word in them (`Bw#ubQJ8}`, `V.-?aXQ*`), several to a page.
+# and symbols without a word in them (`Kq7#vT}Wm`, `Rd.-?eYP*`), several to a page.
 _TOKEN_LINE = re.compile(r"^[ \t]*([!-~]{3,24}(?:[ \t]+[!-~]{1,24})?)[ \t]*$", re.M)
 _LETTER_RUN = re.compile(r"[A-Za-z]{5,}")
 _WORD_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+|[a-z]*\d+[a-z]*|[A-Z]+\d+|\d+[A-Z]+")
@@ -150,7 +150,7 @@ _SCRAMBLED_MIN_LINES = 2  # one such line alone may be a password or a product c
 
 
 def _balanced(chars: str) -> bool:
-    """Brackets that open and close in order: `wg.Add(1)` is a call, `Bw#ubQJ8}` is noise."""
+    """Brackets that open and close in order: `wg.Add(1)` is a call, `Kq7#vT}Wm` is noise."""
     stack: list[str] = []
     for c in chars:
         if c in "([{":
@@ -199,16 +199,19 @@ def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
             letters >= 3
             and (brackets % 2 == 1 or marks >= 2)
             and any(c.isupper() for c in noise)
-            and _scrambled(noise)
+            and _scraps_scrambled(noise)
             and not _is_lettered_list(noise)
         ):
             changes.append(Change(*_with_ascii_rest(text, m.start(), m.end()), "jammer noise"))
     return changes
 
 
+_REST_MAX_CHARS = 40
+
+
 def _with_ascii_rest(text: str, start: int, end: int) -> tuple[int, int]:
     """(start, end) widened to the whole line when what else the line holds is a short ASCII
-    scrap (`mtvb now,tvbnow,bttvb`: the site's keywords the jammer run is glued to)."""
+    scrap (`zqmk bbs,qmkbbs,zqmk`: the site's keywords the jammer run is glued to)."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
@@ -216,9 +219,6 @@ def _with_ascii_rest(text: str, start: int, end: int) -> tuple[int, int]:
     if rest.isascii() and len(rest.strip()) <= _REST_MAX_CHARS and len(rest.split()) <= 4:
         return line_start, line_end
     return start, end
-
-
-_REST_MAX_CHARS = 40
 
 
 # --- keyword injections ---------------------------------------------------------------------
