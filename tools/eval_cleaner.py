@@ -15,14 +15,18 @@ set each. `--groups abcd,fg` also scores each split's pages
 of the label sets a-d and f-g apart (same run), e.g. to report pages added later separately.
 The scorer's list of missed lines is printed for train/dev/test only: a hold-out split shows
 its figures alone unless `--show-misses` (a set whose misses were read is no longer fresh).
+`--lost-stages` prints, for every split, which stage and reason took each lost content line,
+counted, without the lines' text (safe on a hold-out set).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +57,42 @@ def score(pages: Path, out: Path, scorer: Path) -> str:
     return result.stdout.rstrip()
 
 
+_LOST = re.compile(r"^(\S+):(\d+) content removed")
+_GRAMS = re.compile(r'"[^"]*"')
+_GRAM_MASK = '"…"'
+
+
+def _folded(reason: str) -> str:
+    return _GRAMS.sub(_GRAM_MASK, re.sub(r"[0-9.]+", "#", reason))
+
+
+def lost_stages(pages: Path, out: Path, scorer: Path) -> Counter:
+    """(stage: reason, …) -> number of content lines the cleaner removed; numbers in reasons
+    (`junk line (0.87)`) folded to `#` so that calls of one kind count together, and the text
+    model's quoted grams (`text "登录"`) blanked: they are the line's own words."""
+    result = subprocess.run(
+        [sys.executable, str(scorer), str(pages), str(out), "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    counts: Counter = Counter()
+    for miss in json.loads(result.stdout)["misses"]:
+        found = _LOST.match(miss)
+        if not found:
+            continue
+        doc, number = found.group(1), int(found.group(2))
+        text = (pages / doc).read_text(encoding="utf-8")
+        start = sum(len(line) + 1 for line in text.split("\n")[: number - 1])
+        end = start + len(text.split("\n")[number - 1])
+        record = json.loads((out / (Path(doc).stem + ".json")).read_text(encoding="utf-8"))
+        why = sorted({
+            f"{r['stage']}: {_folded(r.get('reason', ''))}"
+            for r in record["removed"]
+            if r["stage"] != "pinyin" and r["start"] < end and r["end"] > start
+        })  # fmt: skip
+        counts[" + ".join(why)] += 1
+    return counts
+
+
 def build_split(name: str, docs: list[str], all_labels: dict[str, dict]) -> Path:
     folder = CORPUS / "build" / name
     pages = folder / "pages"
@@ -77,6 +117,9 @@ def main() -> int:
     parser.add_argument("--show-misses", action="store_true",
                         help="list the missed lines of hold-out splits too (they are for scoring "
                              "only: reading them spends the set)")  # fmt: skip
+    parser.add_argument("--lost-stages", action="store_true",
+                        help="count the stage and reason of each lost content line, "
+                             "without its text")  # fmt: skip
     args = parser.parse_args()
     splits = json.loads((CORPUS / "splits.json").read_text(encoding="utf-8"))
     hold_sets: dict[str, str] = {}
@@ -101,6 +144,9 @@ def main() -> int:
         if name.startswith("holdout") and not args.show_misses:  # the scorer lists misses indented
             figures = "\n".join(x for x in figures.split("\n") if not x.startswith("  "))
         print(figures)
+        if args.lost_stages:
+            for why, n in lost_stages(folder / "pages", out, args.scorer).most_common():
+                print(f"  lost {n}: {why}")
         for group in filter(None, args.groups.split(",")):
             docs = [d for d in splits[name] if d in set_of and set_of[d] in group]
             if docs:  # the same output, scored on the group's pages only
