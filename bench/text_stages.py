@@ -65,7 +65,7 @@ def run(target_bytes: int = 5_000_000) -> list[dict]:
         row("segmentation, again", ours, ("jieba-fast cut (before)", _cut_seconds(jieba_fast, doc)))
     seconds, doc = timed(lambda: others["words"].run(doc, ctx))
     row("words stage", seconds)
-    with mock.patch("pipeline.prepare._cyclic_gc_paused", contextlib.nullcontext):
+    with mock.patch("pipeline.prepare.cyclic_gc_paused", contextlib.nullcontext):
         gc_running, _ = timed(lambda: prepare(_document(text), ctx))
     seconds, _ = timed(lambda: prepare(_document(text), ctx))
     row("end-to-end text stages", seconds, ("cyclic GC running", gc_running))
