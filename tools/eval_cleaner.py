@@ -80,9 +80,9 @@ def lost_stages(pages: Path, out: Path, scorer: Path) -> Counter:
         if not found:
             continue
         doc, number = found.group(1), int(found.group(2))
-        text = (pages / doc).read_text(encoding="utf-8")
-        start = sum(len(line) + 1 for line in text.split("\n")[: number - 1])
-        end = start + len(text.split("\n")[number - 1])
+        page_lines = (pages / doc).read_text(encoding="utf-8").split("\n")
+        start = sum(len(line) + 1 for line in page_lines[: number - 1])
+        end = start + len(page_lines[number - 1])
         record = json.loads((out / (Path(doc).stem + ".json")).read_text(encoding="utf-8"))
         why = sorted({
             f"{r['stage']}: {_folded(r.get('reason', ''))}"
