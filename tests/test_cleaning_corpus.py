@@ -146,7 +146,8 @@ def test_a_title_whose_words_the_excerpt_does_not_repeat_stays():
 
 def test_forum_jammer_lines_of_every_shape_go_and_formulas_stay():
     # letters glued to digits as well as to symbols, and backslashes among the symbols; cell
-    # references, chess moves and function keys are runs of short ASCII scraps too
+    # references, chess moves and function keys are runs of short ASCII scraps too; a post's
+    # short exclamation between jammer lines is no off-topic headline
     rows = run_rows(load_rows(CORPUS / "forum_jammer.tsv"))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)
@@ -164,6 +165,16 @@ def test_profile_panels_and_viewer_widgets_go_and_the_article_stays(name):
     # opening_sentence: an opening sentence above jammer lines is not an off-topic headline;
     # blog_mirror_chrome: breadcrumbs, source, takedown, like, group and hotline lines of a
     # mirrored blog (a sentence that mentions a hotline stays)
+    rows = run_rows(load_rows(CORPUS / name))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
+
+
+@pytest.mark.parametrize("name", ["post_metadata.tsv", "recipe_fields.tsv"])
+def test_metadata_fields_table_rows_and_exam_options_stay(name):
+    # post_metadata: a poster-and-date line above a thread title is no off-topic headline, a
+    # table row whose cells list things (`、`) is no menu, a bare `(C)` option is no copyright
+    # sign; recipe_fields: a `【主料】：…` field opening a recipe is no headline either
     rows = run_rows(load_rows(CORPUS / name))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)

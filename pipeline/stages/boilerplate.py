@@ -67,7 +67,7 @@ def _is_menu(line: str) -> bool:
     if _SENTENCE_END.search(line) or len(_MENU_SEPARATOR.findall(line)) < 2:
         return False
     items = [i for i in _MENU_SEPARATOR.split(line) if i]
-    if len(items) < 3:
+    if len(items) < 3 or any("、" in i for i in items):  # 、 lists things: a table row's cell
         return False
     if any(len(i) > 8 for i in items):
         return False
@@ -123,6 +123,34 @@ def _gutter_changes(text: str, spans: list[tuple[int, int]]) -> list[Change]:
                 changes += [Change(*strip_span(text, a, b), "code line numbers") for a, b in run]
             run = [(start, end)] if number is not None else []
         previous = number
+    return changes
+
+
+# A forum poster's profile panel printed one field per line: the label (`积分`, a rule of its
+# own) and its count on the line after or before it (corpus: 57 such counts, all boilerplate).
+_PROFILE_LABEL = re.compile(
+    r"^[^\S\n]*(?:积分|帖子|主题|精华|金钱|威望|贡献|在线时间|听众|收听|好友|发帖|回帖|阅读权限)"
+    r"[：:]?[^\S\n]*$",
+    re.M,
+)
+_COUNT = re.compile(r"\d{1,9}")
+
+
+def _profile_count_changes(
+    text: str, matched: str, spans: list[tuple[int, int]]
+) -> list[Change]:
+    """Bare counts next to a profile field label: the values of a poster's profile panel."""
+    label_starts = {m.start() for m in _PROFILE_LABEL.finditer(matched)}
+    if not label_starts:  # most pages
+        return []
+    nonblank = [(i, *strip_span(text, a, b)) for i, (a, b) in enumerate(spans)]
+    nonblank = [(i, a, b) for i, a, b in nonblank if a < b]
+    is_label = [spans[i][0] in label_starts for i, _, _ in nonblank]
+    changes = []
+    for k, (_, a, b) in enumerate(nonblank):
+        beside_label = (k > 0 and is_label[k - 1]) or (k + 1 < len(nonblank) and is_label[k + 1])
+        if beside_label and not is_label[k] and _COUNT.fullmatch(text, a, b):
+            changes.append(Change(a, b, "profile field value"))
     return changes
 
 
@@ -195,7 +223,11 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
     text = doc.view.text
     matched = fold(text)
     spans = list(lines(text))
-    changes = _related_list_changes(text, matched, spans) + _gutter_changes(text, spans)
+    changes = (
+        _related_list_changes(text, matched, spans)
+        + _gutter_changes(text, spans)
+        + _profile_count_changes(text, matched, spans)
+    )
     taken = {c.start for c in changes}  # related-list and gutter lines, already judged
     for start, end in spans:
         if not taken or strip_span(text, start, end)[0] not in taken:

@@ -512,11 +512,19 @@ _OWN_TITLE = re.compile(
 )
 
 
+# A post's or article's own metadata (a date or time, an author, a `【主料】:` field) is no
+# headline, however few words it shares with the text (corpus: 4 content lines, 2 junk).
+_METADATA = re.compile(
+    r"\d{4}[-./年]\d{1,2}|\d{1,2}:\d{2}|作者|发表于|^\s*【[^】]{1,4}】\s*[：:]", re.M
+)
+
+
 def _off_topic_changes(
     text: str,
     matched: str,
     spans: list[tuple[int, int]],
     removed_lines: set[int],
+    ad_lines: set[int],
     limits: SpamThresholds,
     segmenter: Segmenter,
 ) -> list[Change]:
@@ -525,7 +533,7 @@ def _off_topic_changes(
         return []
     candidates = {nonblank[0]}
     for pos, i in enumerate(nonblank):
-        if i in removed_lines:
+        if i in ad_lines:
             candidates.update(nonblank[max(pos - 1, 0) : pos + 2])
     total_han = han_count(matched)
     changes = []
@@ -540,6 +548,7 @@ def _off_topic_changes(
         if (
             0 < len(line) <= max_chars // 2
             and not line.endswith("。")  # a sentence: a headline has no full stop
+            and not _METADATA.search(matched, start, end)
             and not _OWN_TITLE.search(line)
             and is_off_topic(
                 line,
@@ -648,13 +657,18 @@ def spam(doc: Document, ctx: Context) -> Document:
     for i in sorted(lines_matching(anchor, text, spans)):
         start, end = spans[i]
         changes += _pinyin_ad_changes(text[start:end], start, min_letters)
-    changes += _jammer_changes(text, limits.jammer_min_scraps)
-    changes += _scrambled_line_changes(text)
     line_hits = _hits_by_line(matched, spans, ctx.texts("spam_words"))
     topical = _is_topical(matched, spans, line_hits, limits)
     changes += _keyword_changes(matched, text, spans, line_hits, topical, limits)
+    # SEO headlines are pasted beside ads; jammer noise sits between a forum post's own lines,
+    # so only the ads' lines make their neighbours headline candidates.
+    ad_lines = _fully_removed_lines(text, spans, changes)
+    changes += _jammer_changes(text, limits.jammer_min_scraps)
+    changes += _scrambled_line_changes(text)
     removed = _fully_removed_lines(text, spans, changes)
-    changes += _off_topic_changes(text, matched, spans, removed, limits, ctx.segmenter)
+    changes += _off_topic_changes(
+        text, matched, spans, removed, ad_lines, limits, ctx.segmenter
+    )
     # Overlapping changes (a jammer run inside a keyword line) unite in Document.apply.
     return doc.apply(STAGE, changes)
 
