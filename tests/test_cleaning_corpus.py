@@ -178,3 +178,12 @@ def test_metadata_fields_table_rows_and_exam_options_stay(name):
     rows = run_rows(load_rows(CORPUS / name))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)
+
+
+def test_widgets_placeholders_and_credits_go_and_captions_code_and_news_stay():
+    # image placeholders, photo credits on their own line, reading-time, AI-summary, player,
+    # counter, app-panel and template widgets, links ending in `>`; a caption that ends with its
+    # photographer, a news sentence opening with 歡迎, and generics / a lambda arrow in code stay
+    rows = run_rows(load_rows(CORPUS / "widget_chrome.tsv"))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
