@@ -689,6 +689,8 @@ def prepare(data: dict) -> dict:
     data["lexicon_arrays"] = lexicon_arrays(data["lexicon"])
     if "text" in data:
         data["text"] = prepare_text(data["text"])
+    if "trees" in data:
+        data["trees"] = prepare_trees(data["trees"])
     return data
 
 
@@ -872,10 +874,120 @@ def _pull_to_blocks(z: np.ndarray, judged: np.ndarray) -> np.ndarray:
     return out
 
 
+# --- the tree ensemble: gradient-boosted trees over the same rows -----------------------------
+#
+# Shallow trees (scikit-learn's HistGradientBoosting, exported by tools/train_line_model.py)
+# see what a linear model cannot: a short line is chrome at the top of a page and a heading
+# between paragraphs. Their logit is averaged with the logistic regression's (`tree_weight` in
+# the model file). Arrays are (trees, nodes); a leaf has left = -1; each node's `value` is the
+# mean leaf value below it (leaves: their own), so a path's steps split the logit by feature.
+
+
+def trees_from_nodes(tables: list[np.ndarray], baseline: float, weight: float) -> dict:
+    """The model file's form of an ensemble from its trees' node tables (fields `feature_idx`,
+    `num_threshold`, `left`, `right`, `is_leaf`, `value`, `count`, `depth`, as scikit-learn's
+    TreePredictor.nodes; a child's index is above its parent's). Rows go left when
+    x[feature] <= threshold."""
+    width = max(len(t) for t in tables)
+    feature = np.zeros((len(tables), width), dtype=np.intp)
+    left = np.full((len(tables), width), -1, dtype=np.intp)
+    right = np.full((len(tables), width), -1, dtype=np.intp)
+    threshold = np.zeros((len(tables), width))
+    value = np.zeros((len(tables), width))
+    for k, nodes in enumerate(tables):
+        split = ~nodes["is_leaf"].astype(bool)
+        n = len(nodes)
+        feature[k, :n] = np.where(split, nodes["feature_idx"], 0)
+        threshold[k, :n] = np.where(split, nodes["num_threshold"], 0.0)
+        left[k, :n] = np.where(split, nodes["left"].astype(np.intp), -1)  # stored unsigned
+        right[k, :n] = np.where(split, nodes["right"].astype(np.intp), -1)
+        values = np.where(split, 0.0, nodes["value"]).astype(np.float64)
+        count = nodes["count"].astype(np.float64)
+        for i in np.flatnonzero(split)[::-1]:  # children first: a node is the mean of its leaves
+            a, b = nodes["left"][i], nodes["right"][i]
+            values[i] = (count[a] * values[a] + count[b] * values[b]) / (count[a] + count[b])
+            count[i] = count[a] + count[b]
+        value[k, :n] = values
+    return {
+        "weight": weight,
+        "depth": int(max(int(t["depth"].max()) for t in tables)),
+        "baseline": float(baseline),
+        "feature": feature.tolist(),
+        "threshold": threshold.tolist(),
+        "left": left.tolist(),
+        "right": right.tolist(),
+        "value": value.tolist(),
+    }
+
+
+def prepare_trees(trees: dict) -> dict:
+    """The ensemble's json lists as flat numpy arrays, one slot per (tree, node) and children
+    as slot numbers: a walk step is then a few `take`s over every row and tree at once."""
+    shape = np.asarray(trees["feature"]).shape
+    roots = np.arange(shape[0], dtype=np.intp) * shape[1]
+
+    def slots(children: list) -> np.ndarray:
+        local = np.asarray(children, dtype=np.intp)
+        return np.where(local < 0, -1, local + roots[:, None]).ravel()
+
+    return {
+        "weight": trees["weight"],
+        "depth": trees["depth"],
+        "baseline": trees["baseline"],
+        "roots": roots,
+        "feature": np.asarray(trees["feature"], dtype=np.intp).ravel(),
+        "threshold": np.asarray(trees["threshold"], dtype=np.float64).ravel(),
+        "value": np.asarray(trees["value"], dtype=np.float64).ravel(),
+        "left": slots(trees["left"]),
+        "right": slots(trees["right"]),
+    }
+
+
+def _walk(trees: dict, X: np.ndarray, steps: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the leaf slot each row reaches in each tree, and when `steps` the (rows, features) sum
+    of the value steps taken on each feature's splits): all rows and trees level by level."""
+    n, width = X.shape
+    node = np.repeat(trees["roots"][None, :], n, axis=0)
+    flat = X.ravel()
+    row_start = (np.arange(n, dtype=np.intp) * width)[:, None]
+    contrib = np.zeros(n * width) if steps else None
+    for _ in range(trees["depth"]):
+        left = trees["left"].take(node)
+        cell = row_start + trees["feature"].take(node)
+        goes_left = flat.take(cell) <= trees["threshold"].take(node)
+        child = np.where(left < 0, node, np.where(goes_left, left, trees["right"].take(node)))
+        if contrib is not None:
+            step = trees["value"].take(child) - trees["value"].take(node)
+            np.add.at(contrib, cell.ravel(), step.ravel())
+        node = child
+    return node, None if contrib is None else contrib.reshape(n, width)
+
+
+def tree_logits(trees: dict, X: np.ndarray) -> np.ndarray:
+    """The ensemble's logit per row."""
+    leaves, _ = _walk(trees, X, steps=False)
+    return trees["baseline"] + trees["value"].take(leaves).sum(axis=1)
+
+
+def tree_contributions(trees: dict, x: np.ndarray) -> np.ndarray:
+    """How much each feature moved one row's ensemble logit along its paths (Saabas): with the
+    root values, the steps add up to the logit."""
+    return _walk(trees, x[None, :], steps=True)[1][0]
+
+
+def _linear(model: dict, X: np.ndarray) -> np.ndarray:
+    return ((X - model["mean"]) / model["scale"]) @ model["coef"] + model["intercept"]
+
+
 def logits(model: dict, X: np.ndarray, text_z: np.ndarray | None = None) -> np.ndarray:
-    """Junk logit per row of ONE document, before the block pull: the context model, with the
-    text model's logits (`text_z`, from text_logits) blended in with the model file's weight."""
-    z = ((X - model["mean"]) / model["scale"]) @ model["coef"] + model["intercept"]
+    """Junk logit per row of ONE document, before the block pull: the context model (logistic
+    regression, averaged with the trees when the model has them), with the text model's logits
+    (`text_z`, from text_logits) blended in with the model file's weight."""
+    z = _linear(model, X)
+    if "trees" in model:
+        weight = model["trees"]["weight"]
+        lines = X.any(axis=1)  # blank rows are never judged (kept_rows): no walk for them
+        z[lines] = (1.0 - weight) * z[lines] + weight * tree_logits(model["trees"], X[lines])
     if text_z is not None:
         weight = model["text"]["weight"]
         z = (1.0 - weight) * z + weight * text_z
@@ -938,6 +1050,9 @@ def reasons(model: dict, x: np.ndarray, k: int = 3) -> list[str]:
     """Names of the (up to) k features that pushed row x most towards junk."""
     dev = (x - model["mean"]) / model["scale"]
     contrib = dev * model["coef"]
+    if "trees" in model:
+        weight = model["trees"]["weight"]
+        contrib = (1.0 - weight) * contrib + weight * tree_contributions(model["trees"], x)
     out: list[str] = []
     for j in np.argsort(-contrib, kind="stable"):
         if contrib[j] <= 0 or len(out) == k:

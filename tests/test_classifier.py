@@ -194,6 +194,32 @@ def test_the_text_model_in_numpy_scores_as_scikit_learn_does():
     assert z[1] > 0 > z[2]
 
 
+def test_the_trees_in_numpy_score_as_scikit_learn_does_and_their_steps_add_up():
+    import json
+
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from pipeline.linemodel import prepare_trees, tree_contributions, tree_logits, trees_from_nodes
+
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.integers(0, 30, 400), rng.random(400), rng.integers(0, 2, 400)])
+    y = ((X[:, 0] < 8) & (X[:, 2] == 1) | (X[:, 1] > 0.9)).astype(int)
+    g = HistGradientBoostingClassifier(max_depth=3, max_iter=40, random_state=0).fit(X, y)
+    tables = [predictors[0].nodes for predictors in g._predictors]
+    # through json, as the model file holds it
+    trees = prepare_trees(json.loads(json.dumps(
+        trees_from_nodes(tables, np.ravel(g._baseline_prediction)[0], 0.5)
+    )))  # fmt: skip
+    unseen = np.column_stack([rng.integers(0, 30, 50), rng.random(50), rng.integers(0, 2, 50)])
+    assert np.allclose(tree_logits(trees, unseen), g.decision_function(unseen), atol=1e-9)
+    roots = trees["baseline"] + trees["value"].take(trees["roots"]).sum()
+    for x, z in zip(unseen[:10], tree_logits(trees, unseen[:10]), strict=True):
+        steps = tree_contributions(trees, x)
+        assert np.isclose(roots + steps.sum(), z)  # the path's steps split the logit exactly
+    assert np.abs(tree_contributions(trees, unseen[0]))[[0, 2]].sum() > 0  # the features used
+
+
 def test_the_text_model_is_blended_and_named_in_the_reason():
     import numpy as np
 
