@@ -879,8 +879,9 @@ def _pull_to_blocks(z: np.ndarray, judged: np.ndarray) -> np.ndarray:
 # Shallow trees (scikit-learn's HistGradientBoosting, exported by tools/train_line_model.py)
 # see what a linear model cannot: a short line is chrome at the top of a page and a heading
 # between paragraphs. Their logit is averaged with the logistic regression's (`tree_weight` in
-# the model file). The file holds (trees, nodes) arrays; a leaf has left = -1; a node's `value` is the
-# mean leaf value below it (leaves: their own), so a path's steps split the logit by feature.
+# the model file). The file holds (trees, nodes) arrays; a leaf has left = -1; a node's `value`
+# is the mean leaf value below it (leaves: their own), so a path's steps split the logit by
+# feature.
 
 
 def trees_from_nodes(tables: list[np.ndarray], baseline: float, weight: float) -> dict:

@@ -308,8 +308,8 @@ THRESHOLD_LOSS = 0.004
 # Gradient-boosted trees averaged with the logistic regression (session 11, grouped CV on train +
 # dev, 784 pages, two fold assignments; model-judged junk at 0.25 / 0.5 / 1% OOF content loss):
 # LR 27.8 / 32.9 / 42.3%, trees alone (depth 3) 31.1 / 37.4 / 44.9%, depth 5 31.5 / 36.9 / 46.4%,
-# the average of both logits (depth 3) 32.4 / 37.8 / 45.5%, depth 4 32.0 / 38.7 / 47.6%. (On 316-586 pages trees were no
-# better than the LR: they needed the data.)
+# the average of both logits (depth 3) 32.4 / 37.8 / 45.5%, depth 4 32.0 / 38.7 / 47.6%. (On
+# 316-586 pages trees were no better than the LR: they needed the data.)
 TREE_WEIGHT = 0.5
 TREE_DEPTH = 3
 TREE_ITERATIONS = 300
