@@ -325,6 +325,11 @@ _FEATURES = [
     ("split_text", "text split one character per line", "not split text"),
     ("chapter", "chapter heading", "not a chapter heading"),
     ("page_date", "the page's date", "not the page's date"),
+    # blank lines around it (session 12): extracted pages keep paragraphs apart with blank
+    # lines and print a menu's or a list's items one under the other
+    ("gap_before", "blank line above", "no blank line above"),
+    ("gap_after", "blank line below", "no blank line below"),
+    ("gap_share", "page spaced with blank lines", "page without blank lines"),
 ]
 FEATURE_NAMES: list[str] = [n for n, _, _ in _FEATURES]
 REASONS: dict[str, tuple[str, str]] = {n: (high, low) for n, high, low in _FEATURES}
@@ -642,6 +647,11 @@ def _features(
     date_lines = [j for j in short_digits if _DATE_LINE.match(raw[j])]
     if len(date_lines) == 1:
         C[date_lines[0], _I["page_date"] - c0] = 1.0
+    at = np.asarray(idx)
+    gap_after = np.diff(np.append(at, n)) > 1
+    C[:, _I["gap_before"] - c0] = np.diff(np.insert(at, 0, -1)) > 1
+    C[:, _I["gap_after"] - c0] = gap_after
+    C[:, _I["gap_share"] - c0] = gap_after.mean()
     X[idx] = np.hstack([F, C])
     return X
 

@@ -277,3 +277,17 @@ def test_a_page_without_prose_is_marked_as_such():
     prose = "火山口的温泉在冬天也很热闹，游客可以在博物馆里了解这座火山的历史和地质变化。"
     X = line_features([*lines, prose])
     assert (X[:, col] == 0.0).all()
+
+
+def test_blank_lines_around_a_line_are_features_of_it():
+    """Paragraphs come apart with blank lines, a menu's items one under the other: each line
+    knows whether a blank line is above and below it, and the page how spaced it is."""
+    from pipeline.linemodel import FEATURE_NAMES, line_features
+
+    lines = ["", "首页", "新闻", "体育", "", "记者走访了三座城市的社区食堂。", "", "", "编辑：王"]
+    X = line_features(lines)
+    before, after, share = map(FEATURE_NAMES.index, ("gap_before", "gap_after", "gap_share"))
+    assert X[[1, 2, 3, 5, 8], before].tolist() == [1, 0, 0, 1, 1]
+    assert X[[1, 2, 3, 5, 8], after].tolist() == [0, 0, 1, 1, 0]  # the page's end is no gap
+    assert X[[1, 5], share].tolist() == [0.4, 0.4]  # 2 of the 5 lines have a blank line below
+    assert not X[[0, 4, 6, 7]].any()  # blank rows stay zero

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -136,9 +137,14 @@ def main() -> int:
         # the page files only: labels.jsonl beside them is the scorer's, not a dataset to run
         pages = str(folder / "pages" / "*.txt")
         command = [sys.executable, "-m", "pipeline", "run", pages, "-o", str(out)]
-        subprocess.run(
+        # a page the pipeline fails on must score as missing, never as an earlier run's output
+        shutil.rmtree(out, ignore_errors=True)
+        run = subprocess.run(
             [*command, "--translator", "none", "-q", "--force", *keep], cwd=ROOT, check=False
         )
+        if run.returncode:
+            print(f"warning: the pipeline failed on some pages of {name} (exit {run.returncode})",
+                  file=sys.stderr)  # fmt: skip
         print(f"== {name} ({len(splits[name])} pages)")
         figures = score(folder / "pages", out, args.scorer)
         if name.startswith("holdout") and not args.show_misses:  # the scorer lists misses indented
