@@ -187,3 +187,10 @@ def test_widgets_placeholders_and_credits_go_and_captions_code_and_news_stay():
     rows = run_rows(load_rows(CORPUS / "widget_chrome.tsv"))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)
+
+
+def test_a_word_cut_off_at_the_excerpt_s_end_is_not_a_photo_credit():
+    # `常規航空攝` is 攝影 cut off by the excerpt, not a photographer's credit; credits stay junk
+    rows = run_rows(load_rows(CORPUS / "excerpt_cut.tsv"))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
