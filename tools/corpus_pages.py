@@ -30,24 +30,21 @@ import json
 import sys
 from pathlib import Path
 
+from eval_cleaner import labels
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 PAGES = CORPUS / "pages"
-SPENT = {"ao", "ap", "au", "av"}  # hold-out sets already scored: not worth a look-up on a new machine
+# hold-out sets already scored: not worth a look-up on a new machine
+SPENT = {"ao", "ap", "au", "av"}
 TOLERANCE = 0.002  # features.tsv keeps three decimals
 
 
 def _records() -> dict[str, dict]:
-    out = {}
-    files = sorted((CORPUS / "labels").glob("*.jsonl")) + sorted(
-        p for p in (CORPUS / "holdout").glob("*.jsonl") if p.stem not in SPENT
-    )
-    for path in files:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                record = json.loads(line)
-                out[record["doc"]] = record
-    return out
+    """doc -> label record, for the pages of the splits and of the hold-out sets not spent."""
+    held: dict[str, str] = {}
+    records = {**labels("labels"), **labels("holdout", held)}
+    return {doc: r for doc, r in records.items() if held.get(doc) not in SPENT}
 
 
 def plan(size: int, out: Path) -> None:
