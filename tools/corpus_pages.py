@@ -30,14 +30,14 @@ import json
 import sys
 from pathlib import Path
 
-from eval_cleaner import labels
+from eval_cleaner import CORPUS, labels
+from train_line_model import lm, stage_view
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "corpus"
 PAGES = CORPUS / "pages"
 # hold-out sets already scored: not worth a look-up on a new machine
 SPENT = {"ao", "ap", "au", "av"}
 TOLERANCE = 0.002  # features.tsv keeps three decimals
+_COMPARED = [c for c in lm.FEATURE_NAMES if c != "repeat_batch"]  # the rest is per page
 
 
 def _records() -> dict[str, dict]:
@@ -93,17 +93,11 @@ def _problem(doc: str, record: dict, head: list[str], rows: dict) -> str | None:
         return f"{n} lines, the labels have {want}"
     if doc not in rows:
         return None  # a hold-out page: no feature rows
-    sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
-    import train_line_model as T
-
-    from pipeline import linemodel as lm
-
-    view = T.stage_view(text).split("\n")
-    F = lm._features(view, lm._model()["lexicon_arrays"], None, 1)
-    names = [c for c in lm.FEATURE_NAMES if c != "repeat_batch"]
+    F = lm.line_features(stage_view(text).split("\n"))
+    columns = [(lm.FEATURE_NAMES.index(c), head.index(c), c) for c in _COMPARED]
     for number, row in sorted(rows[doc].items()):
-        for name in names:
-            got, had = F[number - 1, lm.FEATURE_NAMES.index(name)], float(row[head.index(name)])
+        for at, col, name in columns:
+            got, had = F[number - 1, at], float(row[col])
             if abs(got - had) > TOLERANCE:
                 return f"line {number}: {name} {got:.3f}, features.tsv {had:.3f}"
     return None
