@@ -701,6 +701,8 @@ def prepare(data: dict) -> dict:
         data["text"] = prepare_text(data["text"])
     if "trees" in data:
         data["trees"] = prepare_trees(data["trees"])
+    if "sequence" in data:
+        data["sequence"] = prepare_sequence(data["sequence"])
     return data
 
 
@@ -1005,6 +1007,99 @@ def logits(model: dict, X: np.ndarray, text_z: np.ndarray | None = None) -> np.n
     return z
 
 
+# --- the sequence model: a bidirectional GRU over the page's lines (tenth version) ----------------
+#
+# The features above see a line's neighbours through a few hand-made summaries (nb_lex, run,
+# first_run, gaps). A small recurrent network reads the whole page's feature rows in order, both
+# ways, and learns which sequences of rows are chrome: a run of short keyed lines under a title
+# is a byline, the same run after the article's last paragraph is a credits strip. Trained in
+# torch by tools/train_line_model.py; run here in numpy (the recurrence is one step per line, the
+# input projections are done for the whole page at once). Its logit is blended with the pulled
+# context logit (`weight` in the model file).
+
+SEQUENCE_REASON = "its place in the page's sequence of lines"
+
+
+def prepare_sequence(data: dict) -> dict:
+    """The model file's sequence network as numpy arrays, with both GRU directions packed gate
+    by gate ([r fwd, r bwd, z fwd, z bwd, n fwd, n bwd]) so that one step of the page is one
+    matrix product and a few operations on one vector."""
+    out = {k: np.asarray(v, dtype=np.float64) for k, v in data.items() if k != "hidden"}
+    out["weight"] = float(data["weight"])
+    h = out["hidden"] = int(data["hidden"])
+
+    def packed(per_direction: np.ndarray) -> np.ndarray:  # (2, ..., 3H) -> (..., 6H)
+        parts = [per_direction[d][..., g * h : (g + 1) * h] for g in range(3) for d in range(2)]
+        return np.concatenate(parts, axis=-1)
+
+    w_hh = np.zeros((2 * h, 6 * h))
+    for d in range(2):  # each direction's state feeds only its own gates
+        one = np.zeros((2, h, 3 * h))
+        one[d] = out["w_hh"][d]
+        w_hh[d * h : (d + 1) * h] = packed(one)
+    # float32 as in training: the step's small products and tanh run several times faster
+    arrays = (packed(out["w_ih"]), packed(out["b_ih"]), w_hh, packed(out["b_hh"]))
+    out["packed"] = tuple(a.astype(np.float32) for a in arrays)
+    return out
+
+
+def sequence_from_state(
+    state: dict[str, np.ndarray], mean: np.ndarray, scale: np.ndarray, weight: float
+) -> dict:
+    """The model file's form of the network from its torch state (numpy arrays by torch's
+    names: inp, gru (+ _reverse), out1, out2), the feature rows' mean and scale, and the blend
+    weight. Matrices are stored for right-multiplication; the GRU's per direction."""
+
+    def r(a: np.ndarray) -> list:
+        return np.round(np.asarray(a, dtype=np.float64), 6).tolist()
+
+    return {
+        "weight": weight,
+        "hidden": int(state["gru.weight_hh_l0"].shape[1]),
+        "mean": r(mean),
+        "scale": r(scale),
+        "w_in": r(state["inp.weight"].T),
+        "b_in": r(state["inp.bias"]),
+        "w_ih": r([state["gru.weight_ih_l0"].T, state["gru.weight_ih_l0_reverse"].T]),
+        "b_ih": r([state["gru.bias_ih_l0"], state["gru.bias_ih_l0_reverse"]]),
+        "w_hh": r([state["gru.weight_hh_l0"].T, state["gru.weight_hh_l0_reverse"].T]),
+        "b_hh": r([state["gru.bias_hh_l0"], state["gru.bias_hh_l0_reverse"]]),
+        "w_out1": r(state["out1.weight"].T),
+        "b_out1": r(state["out1.bias"]),
+        "w_out2": r(state["out2.weight"][0]),
+        "b_out2": r(state["out2.bias"][0]),
+    }
+
+
+def sequence_logits(seq: dict, X: np.ndarray) -> np.ndarray:
+    """The network's junk logit per row of ONE document, read over its non-blank rows in order
+    (blank rows: 0). Same arithmetic as torch's GRU: gates r, z, n; h' = (1 - z) n + z h."""
+    rows = np.flatnonzero(X.any(axis=1))
+    out = np.zeros(len(X))
+    if rows.size == 0:
+        return out
+    h = seq["hidden"]
+    w_ih, b_ih, w_hh, b_hh = seq["packed"]
+    inputs = np.clip((X[rows] - seq["mean"]) / seq["scale"], -5.0, 5.0)
+    inputs = np.maximum(inputs @ seq["w_in"] + seq["b_in"], 0.0)  # (T, width)
+    gates_in = inputs.astype(np.float32) @ w_ih + b_ih  # (T, 6H): every step's input gates
+    backward = np.r_[np.zeros(h, bool), np.ones(h, bool)]  # the backward direction reads upwards
+    backward = np.tile(backward, 3)
+    gates_in[:, backward] = gates_in[::-1][:, backward]
+    state = np.zeros(2 * h, dtype=np.float32)  # [forward, backward]
+    states = np.empty((len(rows), 2 * h), dtype=np.float32)
+    for t in range(len(rows)):
+        g_in, g_h = gates_in[t], state @ w_hh + b_hh
+        reset_update = 0.5 + 0.5 * np.tanh(0.5 * (g_in[: 4 * h] + g_h[: 4 * h]))  # sigmoid
+        new = np.tanh(g_in[4 * h :] + reset_update[: 2 * h] * g_h[4 * h :])
+        state = new + reset_update[2 * h :] * (state - new)
+        states[t] = state
+    both = np.concatenate([states[:, :h], states[::-1, h:], inputs], axis=1)
+    head = np.maximum(both @ seq["w_out1"] + seq["b_out1"], 0.0)
+    out[rows] = head @ seq["w_out2"] + seq["b_out2"]
+    return out
+
+
 def kept_rows(X: np.ndarray) -> np.ndarray:
     """Rows the model never removes: blank lines (all-zero rows), code, text split one
     character per line, chapter headings, the page's one date line and the likely title."""
@@ -1023,20 +1118,25 @@ def kept_rows(X: np.ndarray) -> np.ndarray:
 
 def _scores(
     model: dict, X: np.ndarray, text_z: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """(logit of each line alone, junk probability after the block pull; 0 for kept rows)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(logit of each line alone, logit after the block pull, junk probability with the
+    sequence network blended in; 0 for kept rows)."""
     kept = kept_rows(X)
     alone = logits(model, X, text_z)
-    z = _pull_to_blocks(alone, ~kept & (X[:, _I["body"]] == 0))
+    pulled = _pull_to_blocks(alone, ~kept & (X[:, _I["body"]] == 0))
+    z = pulled
+    if "sequence" in model:
+        weight = model["sequence"]["weight"]
+        z = (1.0 - weight) * pulled + weight * sequence_logits(model["sequence"], X)
     p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
     p[kept] = 0.0
-    return alone, p
+    return alone, pulled, p
 
 
 def predict(model: dict, X: np.ndarray, text_z: np.ndarray | None = None) -> np.ndarray:
     """Junk probability per row of ONE document; 0 for the kept rows (kept_rows). `text_z`: the
     text model's logits (text_logits)."""
-    return _scores(model, X, text_z)[1]
+    return _scores(model, X, text_z)[2]
 
 
 def line_features(
@@ -1097,13 +1197,15 @@ def junk_lines(
     model = _model()
     X = line_features(lines, batch_counts, n_docs)
     text_z = text_logits(model, lines)
-    alone, p = _scores(model, X, text_z)
+    alone, pulled, p = _scores(model, X, text_z)
     leans = np.zeros(len(lines), dtype=bool) if text_z is None else text_z > 0
     limit = math.log(model["threshold"] / (1.0 - model["threshold"]))
     out = []
     for i in np.flatnonzero(p >= model["threshold"]):
         why = _reasons(model, X[i], lines[i], bool(leans[i]), k)
-        if alone[i] < limit:  # the line alone would have stayed: its block decided
+        if pulled[i] < limit:  # line and block would have stayed: the page's sequence decided
+            why.append(SEQUENCE_REASON)
+        elif alone[i] < limit:  # the line alone would have stayed: its block decided
             why.append(BLOCK_REASON)
         out.append((int(i), float(p[i]), why))
     return out

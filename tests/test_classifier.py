@@ -265,6 +265,59 @@ def test_a_line_is_pulled_towards_its_block():
     assert np.allclose(p[[4, 7]], 1 / (1 + np.exp(2.0)))  # alone, and beside prose: unmoved
 
 
+def _training_script():
+    """tools/train_line_model.py as a module (tools/ is not a package)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "train_line_model.py"
+    spec = importlib.util.spec_from_file_location("train_line_model", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("train_line_model", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return sys.modules["train_line_model"]
+
+
+def test_the_sequence_network_in_numpy_scores_as_torch_does_and_is_blended():
+    """The GRU run in numpy over a page's non-blank rows gives torch's logits (random weights,
+    through the model file's json); blank rows stay 0 and are skipped, so the blank line
+    changes nothing; the order of the rows matters; the blend moves a line's logit by the
+    file's weight."""
+    import json
+
+    import numpy as np
+    import torch
+
+    from pipeline import linemodel as lm
+
+    n = len(lm.FEATURE_NAMES)
+    torch.manual_seed(5)
+    net = _training_script().sequence_net(n, width=5, hidden=4).eval()
+    rng = np.random.default_rng(4)
+    mean, scale = rng.normal(size=n) * 0.1, rng.uniform(0.2, 2.0, size=n)
+    state = {k: v.detach().numpy() for k, v in net.state_dict().items()}
+    stored = json.dumps(lm.sequence_from_state(state, mean, scale, 0.4))  # as the model file
+    seq = lm.prepare_sequence(json.loads(stored))
+    lines = ["首页", "新闻中心", "", "联系我们 | 关于我们", "扫码关注", "版权所有 2024 某某网"]
+    X = lm.line_features(lines)
+    rows = [0, 1, 3, 4, 5]
+    with torch.no_grad():
+        expected = net(torch.tensor(np.clip((X[rows] - mean) / scale, -5, 5), dtype=torch.float32))
+    z = lm.sequence_logits(seq, X)
+    assert np.allclose(z[rows], expected.numpy(), atol=1e-5)
+    assert z[2] == 0.0
+    assert np.allclose(lm.sequence_logits(seq, X[rows]), z[rows], atol=1e-6)
+    assert not np.allclose(lm.sequence_logits(seq, X[rows][::-1])[::-1], z[rows], atol=1e-3)
+
+    # a context model of logit 0 on every line leaves the network's share of the blend
+    model = {"mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": 0.0,
+             "sequence": seq}  # fmt: skip
+    p = lm.predict(model, X)
+    assert p[2] == 0.0
+    assert np.allclose(p[rows], 1 / (1 + np.exp(-0.4 * z[rows])))
+
+
 def test_a_page_without_prose_is_marked_as_such():
     """Without prose no line shares topic words with the article, content included: the
     `no_body` feature tells the model so on every line of such a page, and on none otherwise."""
