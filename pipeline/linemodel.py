@@ -1032,14 +1032,20 @@ def prepare_sequence(data: dict) -> dict:
         parts = [per_direction[d][..., g * h : (g + 1) * h] for g in range(3) for d in range(2)]
         return np.concatenate(parts, axis=-1)
 
-    w_hh = np.zeros((2 * h, 6 * h))
+    w_hh = np.zeros((2 * h + 1, 6 * h))  # the last row is the bias: the state ends with a 1
     for d in range(2):  # each direction's state feeds only its own gates
         one = np.zeros((2, h, 3 * h))
         one[d] = out["w_hh"][d]
         w_hh[d * h : (d + 1) * h] = packed(one)
+    w_hh[-1] = packed(out["b_hh"])
+    w_ih = np.vstack([packed(out["w_ih"]), packed(out["b_ih"])])  # the inputs end with a 1 too
+    # sigmoid(a) = (1 + tanh(a / 2)) / 2: the gates' sums are stored halved (the reset and update
+    # gates' inputs and the hidden side of every gate), so that a step is one product, two
+    # tanh and a few in-place operations (sequence_logits)
+    w_ih[:, : 4 * h] *= 0.5
+    w_hh *= 0.5
     # float32 as in training: the step's small products and tanh run several times faster
-    arrays = (packed(out["w_ih"]), packed(out["b_ih"]), w_hh, packed(out["b_hh"]))
-    out["packed"] = tuple(a.astype(np.float32) for a in arrays)
+    out["packed"] = (w_ih.astype(np.float32), w_hh.astype(np.float32))
     return out
 
 
@@ -1079,20 +1085,33 @@ def sequence_logits(seq: dict, X: np.ndarray) -> np.ndarray:
     if rows.size == 0:
         return out
     h = seq["hidden"]
-    w_ih, b_ih, w_hh, b_hh = seq["packed"]
+    w_ih, w_hh = seq["packed"]
     inputs = np.clip((X[rows] - seq["mean"]) / seq["scale"], -5.0, 5.0)
     inputs = np.maximum(inputs @ seq["w_in"] + seq["b_in"], 0.0)  # (T, width)
-    gates_in = inputs.astype(np.float32) @ w_ih + b_ih  # (T, 6H): every step's input gates
-    backward = np.r_[np.zeros(h, bool), np.ones(h, bool)]  # the backward direction reads upwards
-    backward = np.tile(backward, 3)
+    ones = np.ones((len(rows), 1))
+    gates_in = np.hstack([inputs, ones]).astype(np.float32) @ w_ih  # (T, 6H): every step's
+    backward = np.tile(np.r_[np.zeros(h, bool), np.ones(h, bool)], 3)  # backward reads upwards
     gates_in[:, backward] = gates_in[::-1][:, backward]
-    state = np.zeros(2 * h, dtype=np.float32)  # [forward, backward]
+    in_rz, in_n = gates_in[:, : 4 * h].copy(), gates_in[:, 4 * h :].copy()
+    state_one = np.zeros(2 * h + 1, dtype=np.float32)
+    state_one[-1] = 1.0
+    state = state_one[: 2 * h]  # [forward, backward]
     states = np.empty((len(rows), 2 * h), dtype=np.float32)
-    for t in range(len(rows)):
-        g_in, g_h = gates_in[t], state @ w_hh + b_hh
-        reset_update = 0.5 + 0.5 * np.tanh(0.5 * (g_in[: 4 * h] + g_h[: 4 * h]))  # sigmoid
-        new = np.tanh(g_in[4 * h :] + reset_update[: 2 * h] * g_h[4 * h :])
-        state = new + reset_update[2 * h :] * (state - new)
+    g = np.empty(6 * h, dtype=np.float32)
+    rz, reset, update, new = g[: 4 * h], g[: 2 * h], g[2 * h : 4 * h], g[4 * h :]
+    for t in range(len(rows)):  # halved sums (prepare_sequence): sigmoid = (1 + tanh) / 2
+        np.matmul(state_one, w_hh, out=g)
+        rz += in_rz[t]
+        np.tanh(rz, out=rz)
+        reset += 1.0  # 2 r
+        new *= reset  # r (W_hn h + b_hn)
+        new += in_n[t]
+        np.tanh(new, out=new)
+        update += 1.0  # 2 z
+        state -= new
+        state *= update
+        state *= 0.5
+        state += new  # h' = n + z (h - n)
         states[t] = state
     both = np.concatenate([states[:, :h], states[::-1, h:], inputs], axis=1)
     head = np.maximum(both @ seq["w_out1"] + seq["b_out1"], 0.0)
