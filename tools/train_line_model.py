@@ -482,8 +482,7 @@ def fit_sequence(docs: list[Doc], feats: list[np.ndarray]) -> dict:
             for key, v in net.state_dict().items():
                 v = v.detach().numpy().astype(np.float64)
                 averaged[key] = v if n == 0 else averaged[key] + (v - averaged[key]) / (n + 1)
-    state = averaged
-    return lm.sequence_from_state(state, mean, scale, SEQUENCE_WEIGHT)
+    return lm.sequence_from_state(averaged, mean, scale, SEQUENCE_WEIGHT)
 
 
 def clean_view(d: Doc) -> list[str]:
