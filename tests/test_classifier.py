@@ -318,6 +318,34 @@ def test_the_sequence_network_in_numpy_scores_as_torch_does_and_is_blended():
     assert np.allclose(p[rows], 1 / (1 + np.exp(-0.4 * z[rows])))
 
 
+def test_a_removal_the_sequence_network_decided_says_so(monkeypatch):
+    """When the line's and its block's logits would keep it and the network's share of the
+    blend removes it, its reason names the network."""
+    import numpy as np
+    import torch
+
+    from pipeline import linemodel as lm
+
+    n = len(lm.FEATURE_NAMES)
+    torch.manual_seed(2)
+    net = _training_script().sequence_net(n, width=4, hidden=3).eval()
+    state = {k: v.detach().numpy() * 0.01 for k, v in net.state_dict().items()}
+    state["out2.bias"] = np.array([40.0])  # the network calls every line junk
+    seq = lm.prepare_sequence(lm.sequence_from_state(state, np.zeros(n), np.ones(n), 0.3))
+    shipped = lm._model()
+    model = {
+        "threshold": 0.9, "lexicon_arrays": shipped["lexicon_arrays"], "sequence": seq,
+        "mean": np.zeros(n), "scale": np.ones(n), "coef": np.zeros(n), "intercept": -3.0,
+    }  # fmt: skip
+    monkeypatch.setattr(lm, "_model", lambda: model)
+    lines = ["首页", "", "扫码关注"]
+    found = lm.junk_lines(lines)
+    assert [i for i, _, _ in found] == [0, 2]  # logit 0.7 * -3 + 0.3 * 40 > logit(0.9)
+    assert all(why[-1] == lm.SEQUENCE_REASON for _, _, why in found)
+    del model["sequence"]
+    assert lm.junk_lines(lines) == []
+
+
 def test_a_page_without_prose_is_marked_as_such():
     """Without prose no line shares topic words with the article, content included: the
     `no_body` feature tells the model so on every line of such a page, and on none otherwise."""
