@@ -1020,6 +1020,12 @@ def logits(model: dict, X: np.ndarray, text_z: np.ndarray | None = None) -> np.n
 SEQUENCE_REASON = "its place in the page's sequence of lines"
 
 
+def sequence_inputs(rows: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Feature rows as the network reads them, in training and here: standardized, clipped to
+    +-5 (a long page's `index` or a huge `chars` must not swamp the other inputs)."""
+    return np.clip((rows - mean) / scale, -5.0, 5.0)
+
+
 def prepare_sequence(data: dict) -> dict:
     """The model file's sequence network as numpy arrays, with both GRU directions packed gate
     by gate ([r fwd, r bwd, z fwd, z bwd, n fwd, n bwd]) so that one step of the page is one
@@ -1046,6 +1052,8 @@ def prepare_sequence(data: dict) -> dict:
     w_hh *= 0.5
     # float32 as in training: the step's small products and tanh run several times faster
     out["packed"] = (w_ih.astype(np.float32), w_hh.astype(np.float32))
+    for key in ("w_ih", "b_ih", "w_hh", "b_hh"):  # only their packed form is read
+        del out[key]
     return out
 
 
@@ -1086,7 +1094,7 @@ def sequence_logits(seq: dict, X: np.ndarray) -> np.ndarray:
         return out
     h = seq["hidden"]
     w_ih, w_hh = seq["packed"]
-    inputs = np.clip((X[rows] - seq["mean"]) / seq["scale"], -5.0, 5.0)
+    inputs = sequence_inputs(X[rows], seq["mean"], seq["scale"])
     inputs = np.maximum(inputs @ seq["w_in"] + seq["b_in"], 0.0)  # (T, width)
     ones = np.ones((len(rows), 1))
     gates_in = np.hstack([inputs, ones]).astype(np.float32) @ w_ih  # (T, 6H): every step's

@@ -457,7 +457,7 @@ def fit_sequence(docs: list[Doc], feats: list[np.ndarray]) -> dict:
     junk_weight = (1.0 - ys.mean()) / ys.mean()
     tensors = [
         (
-            torch.tensor(np.clip((F - mean) / scale, -5.0, 5.0), dtype=torch.float32),
+            torch.tensor(lm.sequence_inputs(F, mean, scale), dtype=torch.float32),
             torch.tensor(y),
             torch.tensor(m * np.where(y > 0, junk_weight, 1.0), dtype=torch.float32),
         )
