@@ -39,9 +39,9 @@ from importlib import resources
 import numpy as np
 
 from pipeline.data import data_fullmatch
+from pipeline.text import CHAPTER_HEADING, fold
 from pipeline.text import HAN as _HAN
 from pipeline.text import URL_RE as _URL
-from pipeline.text import fold
 
 MODEL_FILE = "line_model.json"
 
@@ -142,10 +142,6 @@ _DATE_LINE = re.compile(
     r"\d{2,4}\s*[-/.年]\s*\d{1,2}(?:\s*[-/.月]\s*\d{1,2}\s*日?)?(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?\s*$"
 )
 # a book's or a thesis's own headings (第3章, 第二节, 第十回): content wherever they stand
-_CHAPTER = re.compile(
-    r"^[^\S\n]*(?:[-•·*][^\S\n]*)?第[^\S\n]*[0-9一二三四五六七八九十百零〇]+[^\S\n]*[章节節篇回卷]",
-    re.M,
-)
 _TAG = re.compile(r"</?[a-zA-Z][^<>\n]{0,200}>")
 _BRACKETS_ONLY = re.compile(r"[\s{}()\[\];,]+")
 _MENU_SPLIT = re.compile(r"\s*[•·|｜/／>›»_]\s*|\s{2,}")
@@ -642,7 +638,7 @@ def _features(
         np.stack([cpad[0:m], cpad[1 : m + 1], cpad[3 : m + 3], cpad[4 : m + 4]]), axis=0
     )
     C[:, _I["split_text"] - c0] = _split_text(chars, han)
-    C[:, _I["chapter"] - c0] = _per_line(_CHAPTER, text, start_arr, m) > 0
+    C[:, _I["chapter"] - c0] = _per_line(CHAPTER_HEADING, text, start_arr, m) > 0
     short_digits = np.flatnonzero((digits > 0) & (chars <= 40))
     date_lines = [j for j in short_digits if _DATE_LINE.match(raw[j])]
     if len(date_lines) == 1:

@@ -17,6 +17,12 @@ HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RE = re.compile(f"[{HAN}]")
 # `---|---|---`, `| :--- | ---: |`: the separator row of a Markdown table (outer pipes optional)
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
+# `第3章`, `第十二回`, `- 第 2 节`: a chapter heading (web fiction, manuals) is a page's own title
+CHAPTER_HEADING = re.compile(
+    r"^[^\S\n]*(?:[-•·*][^\S\n]*)?第[^\S\n]*[0-9一二三四五六七八九十百零〇]+[^\S\n]*[章节節篇回卷]",
+    re.M,
+)
+_TABLE_ROW = re.compile(r"\S.*\|.*\S|^\s*\|")  # GFM: outer pipes optional
 URL_RE = re.compile(
     r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + HAN + r"“”‘’]+"
     # An address starts where a run of address characters starts: without the look-behind
@@ -26,6 +32,22 @@ URL_RE = re.compile(
 )
 # Interjection readings (嗯 n, 呣 m, 哼 hng…) would let almost any letter string parse as pinyin.
 _NOT_SYLLABLES = frozenset({"n", "ng", "m", "hm", "hng", "r"})
+
+
+def table_lines(rows: list[str]) -> set[int]:
+    """Lines of Markdown tables (a run of rows with `|` between cells, outer pipes optional as
+    in GitHub's tables, including a `---|---` rule): content, whatever their separators look
+    like to the model."""
+    protected: set[int] = set()
+    i = 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and (_TABLE_ROW.match(rows[j]) or TABLE_RULE.match(rows[j])):
+            j += 1
+        if j - i >= 2 and any(TABLE_RULE.match(rows[k]) for k in range(i, j)):
+            protected.update(range(i, j))
+        i = max(j, i + 1)
+    return protected
 
 
 def lines(text: str) -> list[tuple[int, int]]:

@@ -4,7 +4,7 @@ tables stay. The page here is written for the test (no text from the labeled rea
 from __future__ import annotations
 
 from pipeline.settings import Settings
-from pipeline.stages.classifier import table_lines
+from pipeline.text import table_lines
 from tests.conftest import clean
 
 JUNK = [

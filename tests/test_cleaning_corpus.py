@@ -170,11 +170,23 @@ def test_profile_panels_and_viewer_widgets_go_and_the_article_stays(name):
     assert not bad, "\n" + misses(bad)
 
 
-@pytest.mark.parametrize("name", ["post_metadata.tsv", "recipe_fields.tsv"])
+@pytest.mark.parametrize("name", ["post_metadata.tsv", "recipe_fields.tsv", "pipe_table.tsv"])
 def test_metadata_fields_table_rows_and_exam_options_stay(name):
     # post_metadata: a poster-and-date line above a thread title is no off-topic headline, a
     # table row whose cells list things (`、`) is no menu, a bare `(C)` option is no copyright
-    # sign; recipe_fields: a `【主料】：…` field opening a recipe is no headline either
+    # sign; recipe_fields: a `【主料】：…` field opening a recipe is no headline either;
+    # pipe_table: the rows of a Markdown table (short numeric cells, a `|---|` rule) are no
+    # menu, and the page's real menu above it still goes
+    rows = run_rows(load_rows(CORPUS / name))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
+
+
+@pytest.mark.parametrize("name", ["chapter_title.tsv", "box_diagram.tsv"])
+def test_chapter_headings_and_diagram_frames_stay(name):
+    # chapter_title: a web novel's `第…章` heading above a chapter whose words it does not share
+    # is the page's own title, no off-topic headline; box_diagram: `┌──┴──┐` is the frame of a
+    # diagram (no decoration), while `▼▼▼` is decoration
     rows = run_rows(load_rows(CORPUS / name))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)

@@ -28,6 +28,7 @@ from pipeline.text import (
     lines,
     lines_matching,
     strip_span,
+    table_lines,
     url_spans,
 )
 
@@ -58,9 +59,10 @@ _RELATED_ITEM_MAX = 40
 _RELATED_MAX_ITEMS = 15
 
 
-def is_chrome_line(line: str) -> bool:
-    """Does a stripped, character-Simplified line match a chrome pattern or look like a menu?"""
-    return data_fullmatch("boilerplate.txt", line) or _is_menu(line)
+def is_chrome_line(line: str, in_table: bool = False) -> bool:
+    """Does a stripped, character-Simplified line match a chrome pattern or look like a menu?
+    A row of a Markdown table (`in_table`) is no menu, however short its cells."""
+    return data_fullmatch("boilerplate.txt", line) or (not in_table and _is_menu(line))
 
 
 def _is_menu(line: str) -> bool:
@@ -162,6 +164,7 @@ _CODE_PUNCTUATION = re.compile(r"[{}()\[\];]|^\s*(?:/\*|\*/|//|#|<!--|-->)")
 _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
 
+_DIAGRAM_JOINTS = re.compile("[┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╭╮╯╰]")
 _PROSE_MARKS = frozenset("。，、；：？！…「」『』“”‘’（）《》〈〉")
 # ASCII rules drawn with one repeated mark: `----`, `====`, `* * *`, `~~~`
 _ASCII_RULE = re.compile(r"([-=_*~#])\1{2,}")
@@ -174,6 +177,8 @@ def _is_decoration(line: str) -> bool:
     line leaves `,`, `=`, `/`, `...` alone on theirs."""
     if any(c.isalnum() for c in line) or _CODE_PUNCTUATION.search(line) or TABLE_RULE.match(line):
         return False
+    if _DIAGRAM_JOINTS.search(line):  # ┌───┼───┐: the frame of a box diagram, not a rule
+        return False
     compact = "".join(line.split())
     if compact.isascii():
         return _ASCII_RULE.fullmatch(compact) is not None
@@ -182,13 +187,19 @@ def _is_decoration(line: str) -> bool:
 
 
 def _line_changes(
-    text: str, matched: str, start: int, end: int, footer_hint: bool, image_hint: bool
+    text: str,
+    matched: str,
+    start: int,
+    end: int,
+    footer_hint: bool,
+    image_hint: bool,
+    in_table: bool,
 ) -> list[Change]:
     a, b = strip_span(matched, start, end)
     if a == b:
         return []
     line = matched[a:b]
-    if is_chrome_line(line):
+    if is_chrome_line(line, in_table):
         return [Change(a, b, "site chrome")]
     if _is_decoration(line):
         return [Change(a, b, "decoration line")]  # ▼, ↓↓↓, ———: no words at all
@@ -209,11 +220,11 @@ def _line_changes(
 # hand this stage the same lines again, and pages repeat their chrome: each distinct line is
 # judged once per process.
 @lru_cache(maxsize=1 << 17)
-def _line_verdict(line: str) -> tuple[tuple[int, int, str], ...]:
+def _line_verdict(line: str, in_table: bool) -> tuple[tuple[int, int, str], ...]:
     matched = fold(line)
     footer_hint = _FOOTER_HINT.search(matched) is not None
     image_hint = _IMAGE_HINT.search(matched) is not None
-    changes = _line_changes(line, matched, 0, len(line), footer_hint, image_hint)
+    changes = _line_changes(line, matched, 0, len(line), footer_hint, image_hint, in_table)
     return tuple((c.start, c.end, c.reason) for c in changes)
 
 
@@ -229,8 +240,9 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
         + _profile_count_changes(text, matched, spans)
     )
     taken = {c.start for c in changes}  # related-list and gutter lines, already judged
-    for start, end in spans:
+    tables = table_lines([text[a:b] for a, b in spans]) if "|" in text else set()
+    for i, (start, end) in enumerate(spans):
         if not taken or strip_span(text, start, end)[0] not in taken:
-            for a, b, reason in _line_verdict(text[start:end]):
+            for a, b, reason in _line_verdict(text[start:end], i in tables):
                 changes.append(Change(start + a, start + b, reason))
     return doc.apply(STAGE, sorted(changes, key=lambda c: c.start))

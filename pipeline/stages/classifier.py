@@ -12,32 +12,13 @@ chrome is gone would judge a different context.
 
 from __future__ import annotations
 
-import re
-
 from pipeline.context import Context
 from pipeline.document import Change, Document
 from pipeline.linemodel import junk_lines
 from pipeline.registry import stage
-from pipeline.text import TABLE_RULE, lines, strip_span
+from pipeline.text import lines, strip_span, table_lines
 
 STAGE = "classifier"
-_TABLE_ROW = re.compile(r"\S.*\|.*\S|^\s*\|")  # GFM: outer pipes optional
-
-
-def table_lines(rows: list[str]) -> set[int]:
-    """Lines of Markdown tables (a run of rows with `|` between cells, outer pipes optional as
-    in GitHub's tables, including a `---|---` rule): content, whatever their separators look
-    like to the model."""
-    protected: set[int] = set()
-    i = 0
-    while i < len(rows):
-        j = i
-        while j < len(rows) and (_TABLE_ROW.match(rows[j]) or TABLE_RULE.match(rows[j])):
-            j += 1
-        if j - i >= 2 and any(TABLE_RULE.match(rows[k]) for k in range(i, j)):
-            protected.update(range(i, j))
-        i = max(j, i + 1)
-    return protected
 
 
 @stage(STAGE, order=45, removes=True, once=True)

@@ -30,6 +30,7 @@ from pipeline.registry import stage
 from pipeline.segment import Segmenter
 from pipeline.settings import SpamThresholds
 from pipeline.text import (
+    CHAPTER_HEADING,
     fold,
     han_count,
     lines,
@@ -501,10 +502,11 @@ def is_off_topic(
     return sum(1 for w in words if article.mentions_part(w)) / len(words) <= max_part_shared
 
 
-# A question (Q&A pages) or a document's file name (doc-sharing pages) is how a page titles
-# itself; its words are often not repeated in the excerpt of text below it, and SEO headlines,
-# site names and breadcrumbs rarely take either form. (Train + dev: the two real titles this
-# rule cut were such; none of its 59 junk lines was.)
+# A question (Q&A pages), a document's file name (doc-sharing pages) or a chapter heading (web
+# fiction: `第676章 …`; 53 lines of the corpus, all content) is how a page titles itself; its
+# words are often not repeated in the excerpt of text below it, and SEO headlines, site names
+# and breadcrumbs rarely take any of these forms. (Train + dev: the two real titles this rule
+# cut were questions or file names; none of its 59 junk lines was.)
 _OWN_TITLE = re.compile(
     r"[?？]\s*$|什么|什麼|如何|怎么|怎麼|怎样|怎樣|哪些|哪几|哪幾|哪个|哪個|哪种|哪種|多少|是否|吗|嗎"
     r"|\.(?:docx?|pdf|pptx?|xlsx?|wps|txt)\s*$",
@@ -550,6 +552,7 @@ def _off_topic_changes(
             and not line.endswith("。")  # a sentence: a headline has no full stop
             and not _METADATA.search(matched, start, end)
             and not _OWN_TITLE.search(line)
+            and not CHAPTER_HEADING.match(line)
             and is_off_topic(
                 line,
                 article,
