@@ -36,8 +36,8 @@ _NOT_SYLLABLES = frozenset({"n", "ng", "m", "hm", "hng", "r"})
 
 def table_lines(rows: list[str]) -> set[int]:
     """Lines of Markdown tables (a run of rows with `|` between cells, outer pipes optional as
-    in GitHub's tables, including a `---|---` rule): content, whatever their separators look
-    like to the model."""
+    in GitHub's tables, including a `---|---` rule): content, however menu-like their short
+    cells look to the classifier or to the boilerplate stage's menu rule."""
     protected: set[int] = set()
     i = 0
     while i < len(rows):
