@@ -59,7 +59,7 @@ _RELATED_ITEM_MAX = 40
 _RELATED_MAX_ITEMS = 15
 
 
-def is_chrome_line(line: str, in_table: bool = False) -> bool:
+def is_chrome_line(line: str, in_table: bool) -> bool:
     """Does a stripped, character-Simplified line match a chrome pattern or look like a menu?
     A row of a Markdown table (`in_table`) is no menu, however short its cells."""
     return data_fullmatch("boilerplate.txt", line) or (not in_table and _is_menu(line))
