@@ -34,10 +34,21 @@ URL_RE = re.compile(
 _NOT_SYLLABLES = frozenset({"n", "ng", "m", "hm", "hng", "r"})
 
 
+def _framed_row(row: str) -> bool:
+    """`| 五花肉 | 500克 | 三层五花 |`: a table row with its outer pipes and two or more cells
+    that say something (a menu's `| |||` has empty cells)."""
+    row = row.strip()
+    if len(row) < 3 or row[0] != "|" or row[-1] != "|":
+        return False
+    return sum(1 for cell in row[1:-1].split("|") if cell.strip()) >= 2
+
+
 def table_lines(rows: list[str]) -> set[int]:
-    """Lines of Markdown tables (a run of rows with `|` between cells, outer pipes optional as
-    in GitHub's tables, including a `---|---` rule): content, however menu-like their short
-    cells look to the classifier or to the boilerplate stage's menu rule."""
+    """Lines of Markdown tables: content, however menu-like their short cells look to the
+    classifier or to the boilerplate stage's menu rule. A table is a run of rows with `|`
+    between cells, outer pipes optional as in GitHub's tables, with a `---|---` rule; or,
+    where the scraper dropped the rule, a run of three or more rows framed by outer pipes,
+    each with two or more filled cells (no menu of the labeled corpus looks like that)."""
     protected: set[int] = set()
     i = 0
     while i < len(rows):
@@ -46,6 +57,10 @@ def table_lines(rows: list[str]) -> set[int]:
             j += 1
         if j - i >= 2 and any(TABLE_RULE.match(rows[k]) for k in range(i, j)):
             protected.update(range(i, j))
+        else:
+            framed = [k for k in range(i, j) if _framed_row(rows[k])]
+            if len(framed) >= 3 and len(framed) == j - i:
+                protected.update(framed)
         i = max(j, i + 1)
     return protected
 

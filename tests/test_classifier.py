@@ -66,6 +66,11 @@ def test_markdown_tables_are_protected():
     assert table_lines(rows) == {1, 2, 3}
     bare = ["名称 | 说明", "---|---", "a | b", "正文。"]  # GitHub tables need no outer pipes
     assert table_lines(bare) == {0, 1, 2}
+    # the rule dropped by a scraper: three framed rows with filled cells still make a table;
+    # two rows, or rows of empty cells, do not
+    framed = ["| 月份 | 电费 |", "| 一月 | 62 |", "| 二月 | 70 |", "正文。", "| a | b |", "| c |"]
+    assert table_lines(framed) == {0, 1, 2}
+    assert table_lines(["| |||", "| |||", "| |||"]) == set()
 
 
 def test_line_keys_of_a_page_in_one_pass_are_its_lines_keys():

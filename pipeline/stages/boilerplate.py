@@ -166,6 +166,9 @@ _IMAGE_HINT = re.compile(r"\.(?:png|jpe?g|gif|webp|bmp)|\?wx_fmt=", re.I)
 
 _DIAGRAM_JOINTS = re.compile("[┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╭╮╯╰]")
 _PROSE_MARKS = frozenset("。，、；：？！…「」『』“”‘’（）《》〈〉")
+# Units and mathematical signs: an exam paper printed one token per line leaves `℃`, `°`, `∠`
+# or `﹣` alone on a line, part of a formula. (`×` stays out: alone, it is a close button.)
+_FORMULA_SIGNS = frozenset("℃℉°′″∠﹣−±≤≥≦≧≈≠≡∵∴⊥∥△∽≌√∞∑∫π%‰")
 # ASCII rules drawn with one repeated mark: `----`, `====`, `* * *`, `~~~`
 _ASCII_RULE = re.compile(r"([-=_*~#])\1{2,}")
 
@@ -180,6 +183,8 @@ def _is_decoration(line: str) -> bool:
     if _DIAGRAM_JOINTS.search(line):  # ┌───┼───┐: the frame of a box diagram, not a rule
         return False
     compact = "".join(line.split())
+    if set(compact) <= _FORMULA_SIGNS:
+        return False
     if compact.isascii():
         return _ASCII_RULE.fullmatch(compact) is not None
     # a lone `。` or `？」` closes a sentence the page broke across lines: punctuation, not art
@@ -199,7 +204,9 @@ def _line_changes(
     if a == b:
         return []
     line = matched[a:b]
-    if is_chrome_line(line, in_table):
+    # `end` in lower case alone on its line closes a block of Ruby, Lua, MATLAB or a mermaid
+    # diagram: code. (The patterns match case-folded text; an article's end mark is `END`.)
+    if is_chrome_line(line, in_table) and text[a:b] != "end":
         return [Change(a, b, "site chrome")]
     if _is_decoration(line):
         return [Change(a, b, "decoration line")]  # ▼, ↓↓↓, ———: no words at all
