@@ -273,6 +273,11 @@ _EDGE_PUNCT = " \t，。！!？?；;：:、|｜_-—…·,."
 
 
 _PROSE_END = re.compile(r"[。！？!?…]$")
+# A numbered step (`1、下载安装`, `2.通过官网下载`) or a line leading into a list (`…包括两种：`)
+# belongs to the article's own text: judged like a sentence, not like a link label.
+_STEP_OR_LEAD_IN = re.compile(
+    r"^\s*(?:\d{1,2}[、.．]|[一二三四五六七八九十]{1,3}、|[(（][一二三四五六七八九十\d]{1,2}[)）])|[：:]\s*$"
+)
 
 
 def _is_whole_spam(
@@ -292,7 +297,11 @@ def _is_whole_spam(
     if topical:
         return density >= limits.topical_density and len(hits) >= limits.topical_min_hits
     stripped = line.strip()
-    if _PROSE_END.search(stripped) or len(stripped) > limits.prose_min_chars:
+    if (
+        _PROSE_END.search(stripped)
+        or len(stripped) > limits.prose_min_chars
+        or _STEP_OR_LEAD_IN.search(stripped)
+    ):
         return (
             density >= limits.prose_density and len(hits) >= 2
         ) or density >= limits.prose_density_alone
