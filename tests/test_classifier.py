@@ -377,3 +377,15 @@ def test_blank_lines_around_a_line_are_features_of_it():
     assert X[[1, 2, 3, 5, 8], after].tolist() == [0, 0, 1, 1, 0]  # the page's end is no gap
     assert X[[1, 5], share].tolist() == [0.4, 0.4]  # 2 of the 5 lines have a blank line below
     assert not X[[0, 4, 6, 7]].any()  # blank rows stay zero
+
+
+def test_bylines_stay_even_where_the_model_would_cut_every_line(monkeypatch):
+    from pipeline import linemodel
+
+    # a threshold near 0: the model would take every line it scores at all
+    monkeypatch.setitem(linemodel._model(), "threshold", 1e-6)
+    bylines = ["作者：王小明", "• 记者：李华 张强", "文/周一鸣", "来源：原创", "Posted on 1 May"]
+    page = "\n".join(["科技频道", *bylines, *CONTENT[2:5]]) + "\n"
+    edits = [e.text.strip() for e in clean(page).edits if e.stage == "classifier"]
+    assert "科技频道" in edits  # the low threshold does cut
+    assert not set(edits) & set(bylines)

@@ -6,6 +6,9 @@ neighbours and its place in the page (learned from labeled real pages, see docs/
 and removes the lines the model is confident about. Each removal names the features that
 decided it, e.g. `junk line (0.93): chrome words, short, top run`.
 
+Tables and bylines (`作者：…`, `记者：…`, `来源：…`) stay whatever their score: their short,
+chrome-like cells and words are the page's own.
+
 It judges a page once, after the rule stages have done what they can: re-judging a page whose
 chrome is gone would judge a different context.
 """
@@ -16,7 +19,7 @@ from pipeline.context import Context
 from pipeline.document import Change, Document
 from pipeline.linemodel import junk_lines
 from pipeline.registry import stage
-from pipeline.text import lines, strip_span, table_lines
+from pipeline.text import BYLINE, fold, lines, strip_span, table_lines
 
 STAGE = "classifier"
 
@@ -31,7 +34,7 @@ def classifier(doc: Document, ctx: Context) -> Document:
     changes = []
     for i, probability, reasons in junk_lines(rows):
         a, b = strip_span(text, *spans[i])
-        if a < b and i not in tables:
+        if a < b and i not in tables and not BYLINE.fullmatch(fold(text[a:b])):
             why = ", ".join(reasons) or "context"
             changes.append(Change(a, b, f"junk line ({probability:.2f}): {why}"))
     return doc.apply(STAGE, changes)
