@@ -176,6 +176,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="glossary, TSV or CSV: zh TAB en [TAB note] per line (a note `convert` pins a "
         "Traditional phrase's Simplified form); Marian and the gloss obey it; repeatable",
     )
+    run.add_argument(
+        "--junk-threshold",
+        type=float,
+        metavar="P",
+        help="the classifier removes lines it judges junk with probability >= P, between 0 and 1 "
+        "(default: the model's own; lower removes more junk and more content)",
+    )
     stages = cleaning_stages()
     run.add_argument(
         "--keep",

@@ -20,7 +20,7 @@ Public API:
     line_features(lines, batch_counts=None, n_docs=1) -> np.ndarray   one row per line
     junk_probabilities(lines, batch_counts=None, n_docs=1) -> list[float]
     explain(lines, i, batch_counts=None, n_docs=1, k=3) -> list[str]   decisive features
-    junk_lines(lines, batch_counts=None, n_docs=1, k=3) -> [(i, prob, reasons)]  one pass
+    junk_lines(lines, batch_counts=None, n_docs=1, k=3, threshold=None) -> [(i, prob, reasons)]
     text_logits(model, lines), text_reason(model, line)                 the text model
     THRESHOLD                                                           remove when prob >= it
     line_key(line), count_batch(texts)                                  repetition in a run
@@ -1213,18 +1213,23 @@ def explain(
 
 
 def junk_lines(
-    lines: list[str], batch_counts: dict[str, int] | None = None, n_docs: int = 1, k: int = 3
+    lines: list[str],
+    batch_counts: dict[str, int] | None = None,
+    n_docs: int = 1,
+    k: int = 3,
+    threshold: float | None = None,
 ) -> list[tuple[int, float, list[str]]]:
-    """(index, probability, reasons) of every line at or above THRESHOLD, from one feature
-    pass: what a stage needs."""
+    """(index, probability, reasons) of every line at or above `threshold` (None: THRESHOLD,
+    the model's own), from one feature pass: what a stage needs."""
     model = _model()
     X = line_features(lines, batch_counts, n_docs)
     text_z = text_logits(model, lines)
     alone, pulled, p = _scores(model, X, text_z)
     leans = np.zeros(len(lines), dtype=bool) if text_z is None else text_z > 0
-    limit = math.log(model["threshold"] / (1.0 - model["threshold"]))
+    cut = model["threshold"] if threshold is None else threshold
+    limit = math.log(cut / (1.0 - cut))
     out = []
-    for i in np.flatnonzero(p >= model["threshold"]):
+    for i in np.flatnonzero(p >= cut):
         why = _reasons(model, X[i], lines[i], bool(leans[i]), k)
         if pulled[i] < limit:  # line and block would have stayed: the page's sequence decided
             why.append(SEQUENCE_REASON)

@@ -20,6 +20,7 @@ import msgspec
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 Share = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+Probability = Annotated[float, msgspec.Meta(gt=0.0, lt=1.0)]  # strictly between 0 and 1
 Layout = Literal["paragraph", "sentence", "table", "translation", "english_first"]
 Flavor = Literal["common", "hugo"]
 OutputFormat = Literal["md", "jsonl", "parquet"]
@@ -104,6 +105,9 @@ class Settings:
     glossary: tuple[str, ...] = _affects("text", ())
     keep: tuple[str, ...] = _affects("text", ())  # removal stages turned off
     spam: SpamThresholds = _affects("text", default_factory=SpamThresholds)
+    # the classifier removes a line at this junk probability or above (None: the model's own,
+    # chosen when it was trained; lower takes more junk and more content with it)
+    junk_threshold: Probability | None = _affects("text", None)
     # datasets (JSONL, Parquet): which fields hold a record's text, id and title
     text_field: str = _affects("text", "text")
     id_field: str | None = _affects("text", None)

@@ -379,13 +379,21 @@ def test_blank_lines_around_a_line_are_features_of_it():
     assert not X[[0, 4, 6, 7]].any()  # blank rows stay zero
 
 
-def test_bylines_stay_even_where_the_model_would_cut_every_line(monkeypatch):
-    from pipeline import linemodel
+def test_junk_threshold_sets_how_much_the_classifier_takes():
+    cuts = {
+        p: [e for e in clean(PAGE, Settings(junk_threshold=p)).edits if e.stage == "classifier"]
+        for p in (0.999999, 1e-6)
+    }
+    assert len(cuts[1e-6]) > len(classifier_cuts()) > len(cuts[0.999999])
+    # what it takes at a low threshold is still never code, a table or the prose
+    assert not {e.text.strip() for e in cuts[1e-6]} & {line.strip() for line in CONTENT[5:]}
 
-    # a threshold near 0: the model would take every line it scores at all
-    monkeypatch.setitem(linemodel._model(), "threshold", 1e-6)
+
+def test_bylines_stay_even_where_the_model_would_cut_every_line():
+    # a threshold near 0: the model takes every line it scores at all
     bylines = ["作者：王小明", "• 记者：李华 张强", "文/周一鸣", "来源：原创", "Posted on 1 May"]
     page = "\n".join(["科技频道", *bylines, *CONTENT[2:5]]) + "\n"
-    edits = [e.text.strip() for e in clean(page).edits if e.stage == "classifier"]
+    low = Settings(junk_threshold=1e-6)
+    edits = [e.text.strip() for e in clean(page, low).edits if e.stage == "classifier"]
     assert "科技频道" in edits  # the low threshold does cut
     assert not set(edits) & set(bylines)

@@ -87,6 +87,7 @@ def test_file_settings_are_not_overwritten_by_option_defaults(tmp_path, monkeypa
         ('keep = "spam"\n', "`keep`"),
         ('jobs = "7"\n', "`jobs`"),
         ("jobs = 0\n", "`jobs`"),
+        ("junk_threshold = 1.0\n", "`junk_threshold`"),
         ('layout = "tabel"\n', "`layout`"),
         ("[spam]\nprose_density = 2.0\n", "`spam.prose_density`"),
         ("[spam]\nprose_densty = 0.5\n", "spam.prose_densty"),

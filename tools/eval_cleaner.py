@@ -4,6 +4,7 @@ hidden sets use (../shared/eval/score_clean.py).
 
 usage: python tools/eval_cleaner.py [--splits train,dev,test,holdout] [--keep STAGE ...]
                                     [--groups abcd,fg] [--scorer PATH] [--show-misses]
+                                    [--lost-stages] [--junk-threshold P]
 
 The page texts live in corpus/pages/ (git-ignored; corpus/DATA_CARD.md says how to fetch them
 again); labels in corpus/labels/*.jsonl; the split in corpus/splits.json. For each split this
@@ -113,6 +114,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", default="train,dev")
     parser.add_argument("--keep", action="append", default=[])
+    parser.add_argument("--junk-threshold", type=float, metavar="P",
+                        help="the classifier's threshold (default: the model's own)")  # fmt: skip
     parser.add_argument("--scorer", type=Path, default=DEFAULT_SCORER)
     parser.add_argument("--groups", default="", help="label sets scored apart, e.g. abcd,fg")
     parser.add_argument("--show-misses", action="store_true",
@@ -134,6 +137,8 @@ def main() -> int:
         folder = build_split(name, splits[name], all_labels)
         out = folder / "out"
         keep = [x for k in args.keep for x in ("--keep", k)]
+        if args.junk_threshold is not None:
+            keep += ["--junk-threshold", str(args.junk_threshold)]
         # the page files only: labels.jsonl beside them is the scorer's, not a dataset to run
         pages = str(folder / "pages" / "*.txt")
         command = [sys.executable, "-m", "pipeline", "run", pages, "-o", str(out)]

@@ -32,7 +32,7 @@ def classifier(doc: Document, ctx: Context) -> Document:
     rows = [text[a:b] for a, b in spans]
     tables = table_lines(rows)
     changes = []
-    for i, probability, reasons in junk_lines(rows):
+    for i, probability, reasons in junk_lines(rows, threshold=ctx.settings.junk_threshold):
         a, b = strip_span(text, *spans[i])
         if a < b and i not in tables and not BYLINE.fullmatch(fold(text[a:b])):
             why = ", ".join(reasons) or "context"
