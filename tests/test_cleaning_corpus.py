@@ -206,6 +206,15 @@ def test_formula_signs_framed_tables_datelines_and_block_ends_stay(name):
     assert not bad, "\n" + misses(bad)
 
 
+def test_image_alt_titles_and_farm_closings_go_and_a_plain_summary_stays():
+    # farm_formulas: the page title repeated as an image's alt text (`… 第2张`, `…(图3)`) and a
+    # content farm's stock closing (`以上就是…的全部内容，希望对大家有所帮助。`) go; a sentence
+    # that opens with 以上就是 but goes on with the article stays
+    rows = run_rows(load_rows(CORPUS / "farm_formulas.tsv"))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
+
+
 def test_numbered_steps_and_lead_ins_are_judged_like_sentences_by_the_spam_words():
     # A how-to about downloading and registering: a numbered step (`1、下载安装`) or a lead-in
     # (`…包括两种：`) is judged by the spam words like a sentence, not like a link label (the
