@@ -215,6 +215,15 @@ def test_image_alt_titles_and_farm_closings_go_and_a_plain_summary_stays():
     assert not bad, "\n" + misses(bad)
 
 
+def test_qa_buttons_profile_fields_and_english_cms_chrome_go_and_the_answer_stays():
+    # qa_cms_chrome: `我来回答`, `3个回答`, `采纳率:0%`, profile fields with a prefix or a unit
+    # (`社区威望: 318 点`, `在线时间: 162(小时)`), `Read more`, `78 Views` go; the answerer's
+    # line, the answer and the poster's name stay
+    rows = run_rows(load_rows(CORPUS / "qa_cms_chrome.tsv"))
+    bad = [r for r in rows if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
+
+
 def test_numbered_steps_and_lead_ins_are_judged_like_sentences_by_the_spam_words():
     # A how-to about downloading and registering: a numbered step (`1、下载安装`) or a lead-in
     # (`…包括两种：`) is judged by the spam words like a sentence, not like a link label (the
