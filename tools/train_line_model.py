@@ -691,6 +691,12 @@ def main() -> int:
     ap.add_argument("--c", type=float, default=C_REG, help=f"inverse L2 strength ({C_REG})")
     ap.add_argument("--text-weight", type=float, default=TEXT_WEIGHT,
                     help=f"weight of the text model's logit, 0: none ({TEXT_WEIGHT})")  # fmt: skip
+    ap.add_argument("--no-cv", action="store_true",
+                    help="skip the cross-validations (30 of the 32 fits), keep the shipped "
+                         "model's threshold (tools/choose_threshold.py)")  # fmt: skip
+    ap.add_argument("--features-only", action="store_true",
+                    help="fit nothing: write corpus/splits.json and corpus/features.tsv for the "
+                         "shipped model (after adding pages or changing a rule)")  # fmt: skip
     args = ap.parse_args()
     CLEAN_VIEWS = not args.no_clean_views
     THRESHOLD_LOSS, DEV_LOSS, C_REG = args.oof_loss, args.dev_loss, args.c
@@ -707,40 +713,52 @@ def main() -> int:
     train_docs, dev_docs = part["train"], part["dev"]
     pool = train_docs + dev_docs
     print(f"pages: train {len(train_docs)}, dev {len(dev_docs)}, test {len(part['test'])}")
+    if args.features_only:
+        shipped = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+        split_file.write_text(json.dumps(splits, indent=1) + "\n")
+        write_features_tsv(docs, lm.prepare(shipped), shipped["lexicon"], CORPUS / "features.tsv")
+        print("wrote corpus/splits.json, corpus/features.tsv (the shipped model)")
+        return 0
 
-    # 1. the threshold: grouped CV over train + dev, five fold assignments
-    # every cross-validation first, in two processes: the train split's for the table too
-    *runs, cv_train = cross_vals([(pool, salt) for salt in FOLD_SALTS] + [(train_docs, "")])
-    oof = dict(zip(FOLD_SALTS, runs, strict=True))
-    ths = []
-    for salt in FOLD_SALTS:
-        p, y = flat(pool, oof[salt])
-        ths.append(threshold_for(p, y, THRESHOLD_LOSS))
-    th_cv = float(np.median(ths))
-    print(f"thresholds per fold assignment: {[round(t, 4) for t in ths]} -> median {th_cv:.4f}")
+    # 1. the threshold: grouped CV over train + dev, five fold assignments, in two processes
+    # (the train split's CV for the table too); and the model fit on train, scored on dev
     model_tr, lex_tr = train(train_docs)
     dev_probs = predict_docs(model_tr, lex_tr, dev_docs)
     p, y = flat(dev_docs, dev_probs)
     th_dev = threshold_for(p, y, DEV_LOSS)
-    # dev alone rests on a few lines: never go below the CV rule
-    threshold = math.ceil(max(th_cv, th_dev) * 1e4) / 1e4
-    print(f"dev threshold (loss <= {DEV_LOSS:.1%}) {th_dev:.4f} -> THRESHOLD {threshold}")
-
-    # 2. the table
     rows_out: dict[str, dict[str, dict | None]] = defaultdict(dict)
-    p, y = flat(train_docs, cv_train)
-    rows_out["model"]["train-CV"] = figures(p >= threshold, y)
-    p, y = flat(pool, oof[""])
-    rows_out["model"]["train+dev CV"] = figures(p >= threshold, y)
+    if args.no_cv:
+        ths: list[float] = []
+        threshold = float(json.loads(MODEL_PATH.read_text(encoding="utf-8"))["threshold"])
+        print(f"no cross-validation: THRESHOLD stays {threshold} (choose it again with "
+              "tools/choose_threshold.py)")  # fmt: skip
+    else:
+        *runs, cv_train = cross_vals([(pool, salt) for salt in FOLD_SALTS] + [(train_docs, "")])
+        oof = dict(zip(FOLD_SALTS, runs, strict=True))
+        ths = []
+        for salt in FOLD_SALTS:
+            p, y = flat(pool, oof[salt])
+            ths.append(threshold_for(p, y, THRESHOLD_LOSS))
+        th_cv = float(np.median(ths))
+        print(f"thresholds per fold assignment: {[round(t, 4) for t in ths]} -> median "
+              f"{th_cv:.4f}")  # fmt: skip
+        # dev alone rests on a few lines: never go below the CV rule
+        threshold = math.ceil(max(th_cv, th_dev) * 1e4) / 1e4
+        print(f"dev threshold (loss <= {DEV_LOSS:.1%}) {th_dev:.4f} -> THRESHOLD {threshold}")
+        # 2. the table
+        p, y = flat(train_docs, cv_train)
+        rows_out["model"]["train-CV"] = figures(p >= threshold, y)
+        p, y = flat(pool, oof[""])
+        rows_out["model"]["train+dev CV"] = figures(p >= threshold, y)
+        mixed = [
+            q[i] >= threshold
+            for d, q in zip(train_docs + dev_docs, cv_train + dev_probs, strict=True)
+            for i, lab in enumerate(d.labels)
+            if lab == "mixed"
+        ]
+        print(f"mixed lines (not scored) removed, train-CV + dev: {sum(mixed)}/{len(mixed)}")
     p, y = flat(dev_docs, dev_probs)
     rows_out["model"]["dev"] = figures(p >= threshold, y)
-    mixed = [
-        q[i] >= threshold
-        for d, q in zip(train_docs + dev_docs, cv_train + dev_probs, strict=True)
-        for i, lab in enumerate(d.labels)
-        if lab == "mixed"
-    ]
-    print(f"mixed lines (not scored) removed, train-CV + dev: {sum(mixed)}/{len(mixed)}")
 
     fit_docs = train_docs if args.fit_train_only else pool
     final, lexicon = train(fit_docs)
@@ -782,6 +800,8 @@ def main() -> int:
             v, y = flat(docs_s, rf, whole_page=True)
             rows_out["rules (today's cleaner)"][split] = figures(v > 0, y)
             if split == "train-CV":
+                if args.no_cv:
+                    continue
                 probs = [cv_train[train_docs.index(d)] for d in docs_s]
             elif split == "dev":
                 probs = predict_docs(model_tr, lex_tr, docs_s)
@@ -798,8 +818,11 @@ def main() -> int:
             v, y = flat(docs_s, [x & ~g for x, g in zip(u, guards, strict=True)], whole_page=True)
             rows_out["rules + model, code guarded"][split] = figures(v > 0, y)
 
-    print(f"\nTHRESHOLD = {threshold} (dev content loss <= {DEV_LOSS:.1%}, and train+dev OOF "
-          f"content loss <= {THRESHOLD_LOSS:.2%}, median)")
+    if args.no_cv:
+        print(f"\nTHRESHOLD = {threshold} (the shipped model's: tools/choose_threshold.py)")
+    else:
+        print(f"\nTHRESHOLD = {threshold} (dev content loss <= {DEV_LOSS:.1%}, and train+dev "
+              f"OOF content loss <= {THRESHOLD_LOSS:.2%}, median)")  # fmt: skip
     print(f"{'':32}{'split':>14}{'junk recall':>22}{'content loss':>20}")
     order = ["rules (today's cleaner)", "naive (<6 Han, no punctuation)", "model", "rules + model",
              "rules + model, code guarded"]  # fmt: skip
