@@ -50,12 +50,52 @@ def _framed_row(row: str) -> bool:
     return sum(1 for cell in row[1:-1].split("|") if cell.strip()) >= 2
 
 
+# A table printed one cell per line leaves its `|` delimiters on lines of their own, between
+# cells; a menu printed one item per line leaves its `|` separators between items. Cells hold
+# numbers (`330`, `2019 |`), menu items words: a lone `|` with a bare number among the three
+# non-blank lines on either side is a table's (labeled corpus: 20 such lines, all content; the
+# 137 lone `|` without, all junk).
+LONE_PIPE = re.compile(r"\s*[|｜]\s*")
+_NUMBER_CELL = re.compile(r"\s*[|｜]?\s*[\d.,%]+\s*[|｜]?\s*")
+_CELL_WINDOW = 3  # non-blank lines on either side
+_CELL_MAX = 12  # characters of a cell
+
+
+def _cell_table_lines(rows: list[str]) -> set[int]:
+    """Lines of tables printed one cell per line: each chain of lone `|` delimiters with a
+    number nearby (each within _CELL_WINDOW non-blank lines of the next), the lines between
+    them, and the short cell just before the first and just after the last."""
+    nonblank = [i for i, row in enumerate(rows) if row.strip()]
+    delimiters = []
+    for k, i in enumerate(nonblank):
+        if LONE_PIPE.fullmatch(rows[i]):
+            window = nonblank[max(0, k - _CELL_WINDOW) : k + _CELL_WINDOW + 1]
+            if any(_NUMBER_CELL.fullmatch(rows[j]) for j in window if j != i):
+                delimiters.append(k)
+    out: set[int] = set()
+    start = 0
+    while start < len(delimiters):
+        end = start
+        reach = _CELL_WINDOW + 1  # the next delimiter at most this many non-blank lines on
+        while end + 1 < len(delimiters) and delimiters[end + 1] - delimiters[end] <= reach:
+            end += 1
+        first, last = delimiters[start], delimiters[end]
+        if first > 0 and len(rows[nonblank[first - 1]].strip()) <= _CELL_MAX:
+            first -= 1
+        if last + 1 < len(nonblank) and len(rows[nonblank[last + 1]].strip()) <= _CELL_MAX:
+            last += 1
+        out.update(nonblank[first : last + 1])
+        start = end + 1
+    return out
+
+
 def table_lines(rows: list[str]) -> set[int]:
     """Lines of Markdown tables: content, however menu-like their short cells look to the
     classifier or to the boilerplate stage's menu rule. A table is a run of rows with `|`
     between cells, outer pipes optional as in GitHub's tables, with a `---|---` rule; or,
     where the scraper dropped the rule, a run of three or more rows framed by outer pipes,
-    each with two or more filled cells (no menu of the labeled corpus looks like that)."""
+    each with two or more filled cells (no menu of the labeled corpus looks like that); or a
+    table printed one cell per line, its `|` delimiters on lines of their own."""
     protected: set[int] = set()
     i = 0
     while i < len(rows):
@@ -69,7 +109,7 @@ def table_lines(rows: list[str]) -> set[int]:
             if len(framed) >= 3 and len(framed) == j - i:
                 protected.update(framed)
         i = max(j, i + 1)
-    return protected
+    return protected | _cell_table_lines(rows)
 
 
 def lines(text: str) -> list[tuple[int, int]]:

@@ -71,6 +71,9 @@ def test_markdown_tables_are_protected():
     framed = ["| 月份 | 电费 |", "| 一月 | 62 |", "| 二月 | 70 |", "正文。", "| a | b |", "| c |"]
     assert table_lines(framed) == {0, 1, 2}
     assert table_lines(["| |||", "| |||", "| |||"]) == set()
+    # a table printed one cell per line (numbers beside its lone `|`), not a menu's separators
+    cells = ["首页", "|", "新闻", "", "初诊", "|", "200", "元", "|", "复诊", "正文写在这里。"]
+    assert table_lines(cells) == {4, 5, 6, 7, 8, 9}
 
 
 def test_line_keys_of_a_page_in_one_pass_are_its_lines_keys():

@@ -193,14 +193,16 @@ def test_chapter_headings_and_diagram_frames_stay(name):
     assert not bad, "\n" + misses(bad)
 
 
-@pytest.mark.parametrize("name", ["exam_tokens.tsv", "notice_dateline.tsv"])
+@pytest.mark.parametrize("name", ["exam_tokens.tsv", "notice_dateline.tsv", "cell_table.tsv"])
 def test_formula_signs_framed_tables_datelines_and_block_ends_stay(name):
     # exam_tokens: `℃`, `°`, `∠`, `﹣` alone on a line are tokens of a formula an exam page
     # printed one per line (no decoration; `▼▼▼` still is), and a table framed by outer pipes
     # whose `|---|` rule the scraper dropped is no menu (the page's real menu still goes);
     # notice_dateline: `• 发布时间： date` is a field, not a related-article item (the dated
     # items below still go), a dateline ending in an empty `来源：` stays, and a lower-case
-    # `end` closing a mermaid subgraph is code, not an end mark (`THE END` still goes)
+    # `end` closing a mermaid subgraph is code, not an end mark (`THE END` still goes);
+    # cell_table: a fee table printed one cell per line keeps its lone `|` delimiters, its
+    # cells and a `| √ |` cell, while the lone `|` between a menu's items still go
     rows = run_rows(load_rows(CORPUS / name))
     bad = [r for r in rows if r.kept != r.expected]
     assert not bad, "\n" + misses(bad)

@@ -23,6 +23,7 @@ from pipeline.document import Change, Document
 from pipeline.registry import stage
 from pipeline.text import (
     HAN,
+    LONE_PIPE,
     TABLE_RULE,
     fold,
     lines,
@@ -183,7 +184,7 @@ def _is_decoration(line: str) -> bool:
     if _DIAGRAM_JOINTS.search(line):  # ┌───┼───┐: the frame of a box diagram, not a rule
         return False
     compact = "".join(line.split())
-    if set(compact) <= _FORMULA_SIGNS:
+    if set(compact.strip("|｜")) <= _FORMULA_SIGNS:  # `℃` alone, or a table cell `| √ |`
         return False
     if compact.isascii():
         return _ASCII_RULE.fullmatch(compact) is not None
@@ -247,8 +248,11 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
         + _profile_count_changes(text, matched, spans)
     )
     taken = {c.start for c in changes}  # related-list and gutter lines, already judged
-    tables = table_lines([text[a:b] for a, b in spans]) if "|" in text else set()
+    rows = [text[a:b] for a, b in spans]
+    tables = table_lines(rows) if "|" in text or "｜" in text else set()
     for i, (start, end) in enumerate(spans):
+        if i in tables and LONE_PIPE.fullmatch(rows[i]):
+            continue  # a cell delimiter of a table printed one cell per line
         if not taken or strip_span(text, start, end)[0] not in taken:
             for a, b, reason in _line_verdict(text[start:end], i in tables):
                 changes.append(Change(start + a, start + b, reason))
