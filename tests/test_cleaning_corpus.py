@@ -57,6 +57,12 @@ def scored() -> list[Row]:
     return [row for f in files for row in run_rows(load_rows(f))]
 
 
+def assert_fixture_passes(path: Path, keep: tuple[str, ...] = ()) -> None:
+    """Every row of the fixture keeps what it should (`keep`: removal stages turned off)."""
+    bad = [r for r in run_rows(load_rows(path), keep) if r.kept != r.expected]
+    assert not bad, "\n" + misses(bad)
+
+
 def misses(rows: list[Row]) -> str:
     return "\n".join(
         f"{r.file}:{r.number} [{r.label}]\n   got: {r.kept!r}\n  want: {r.expected!r}"
@@ -149,9 +155,7 @@ def test_forum_jammer_lines_of_every_shape_go_and_formulas_stay():
     # letters glued to digits as well as to symbols, and backslashes among the symbols; cell
     # references, chess moves and function keys are runs of short ASCII scraps too; a post's
     # short exclamation between jammer lines is no off-topic headline
-    rows = run_rows(load_rows(CORPUS / "forum_jammer.tsv"))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / "forum_jammer.tsv")
 
 
 @pytest.mark.parametrize(
@@ -166,9 +170,7 @@ def test_profile_panels_and_viewer_widgets_go_and_the_article_stays(name):
     # opening_sentence: an opening sentence above jammer lines is not an off-topic headline;
     # blog_mirror_chrome: breadcrumbs, source, takedown, like, group and hotline lines of a
     # mirrored blog (a sentence that mentions a hotline stays)
-    rows = run_rows(load_rows(CORPUS / name))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / name)
 
 
 @pytest.mark.parametrize("name", ["post_metadata.tsv", "recipe_fields.tsv", "pipe_table.tsv"])
@@ -178,9 +180,7 @@ def test_metadata_fields_table_rows_and_exam_options_stay(name):
     # sign; recipe_fields: a `【主料】：…` field opening a recipe is no headline either;
     # pipe_table: the rows of a Markdown table (short numeric cells, a `|---|` rule) are no
     # menu, and the page's real menu above it still goes
-    rows = run_rows(load_rows(CORPUS / name))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / name)
 
 
 @pytest.mark.parametrize("name", ["chapter_title.tsv", "box_diagram.tsv"])
@@ -188,9 +188,7 @@ def test_chapter_headings_and_diagram_frames_stay(name):
     # chapter_title: a web novel's `第…章` heading above a chapter whose words it does not share
     # is the page's own title, no off-topic headline; box_diagram: `┌──┴──┐` is the frame of a
     # diagram (no decoration), while `▼▼▼` is decoration
-    rows = run_rows(load_rows(CORPUS / name))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / name)
 
 
 @pytest.mark.parametrize("name", ["exam_tokens.tsv", "notice_dateline.tsv", "cell_table.tsv"])
@@ -203,50 +201,38 @@ def test_formula_signs_framed_tables_datelines_and_block_ends_stay(name):
     # `end` closing a mermaid subgraph is code, not an end mark (`THE END` still goes);
     # cell_table: a fee table printed one cell per line keeps its lone `|` delimiters, its
     # cells and a `| √ |` cell, while the lone `|` between a menu's items still go
-    rows = run_rows(load_rows(CORPUS / name))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / name)
 
 
 def test_image_alt_titles_and_farm_closings_go_and_a_plain_summary_stays():
     # farm_formulas: the page title repeated as an image's alt text (`… 第2张`, `…(图3)`) and a
     # content farm's stock closing (`以上就是…的全部内容，希望对大家有所帮助。`) go; a sentence
     # that opens with 以上就是 but goes on with the article stays
-    rows = run_rows(load_rows(CORPUS / "farm_formulas.tsv"))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / "farm_formulas.tsv")
 
 
 def test_qa_buttons_profile_fields_and_english_cms_chrome_go_and_the_answer_stays():
     # qa_cms_chrome: `我来回答`, `3个回答`, `采纳率:0%`, profile fields with a prefix or a unit
     # (`社区威望: 318 点`, `在线时间: 162(小时)`), `Read more`, `78 Views` go; the answerer's
     # line, the answer and the poster's name stay
-    rows = run_rows(load_rows(CORPUS / "qa_cms_chrome.tsv"))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / "qa_cms_chrome.tsv")
 
 
 def test_numbered_steps_and_lead_ins_are_judged_like_sentences_by_the_spam_words():
     # A how-to about downloading and registering: a numbered step (`1、下载安装`) or a lead-in
     # (`…包括两种：`) is judged by the spam words like a sentence, not like a link label (the
     # download ad still goes). The spam stage alone: the classifier, at its operating point,
-    # takes these steps too (a known limit: docs/line-model.md, "Twelfth version").
-    rows = run_rows(load_rows(ROOT / "tests" / "fixtures" / "tutorial_steps.tsv"), ("classifier",))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    # takes these steps too (a known limit: docs/line-model.md, "Session 16").
+    assert_fixture_passes(ROOT / "tests" / "fixtures" / "tutorial_steps.tsv", ("classifier",))
 
 
 def test_widgets_placeholders_and_credits_go_and_captions_code_and_news_stay():
     # image placeholders, photo credits on their own line, reading-time, AI-summary, player,
     # counter, app-panel and template widgets, links ending in `>`; a caption that ends with its
     # photographer, a news sentence opening with 歡迎, and generics / a lambda arrow in code stay
-    rows = run_rows(load_rows(CORPUS / "widget_chrome.tsv"))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / "widget_chrome.tsv")
 
 
 def test_a_word_cut_off_at_the_excerpt_s_end_is_not_a_photo_credit():
     # `常規航空攝` is 攝影 cut off by the excerpt, not a photographer's credit; credits stay junk
-    rows = run_rows(load_rows(CORPUS / "excerpt_cut.tsv"))
-    bad = [r for r in rows if r.kept != r.expected]
-    assert not bad, "\n" + misses(bad)
+    assert_fixture_passes(CORPUS / "excerpt_cut.tsv")
