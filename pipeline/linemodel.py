@@ -39,7 +39,7 @@ from importlib import resources
 import numpy as np
 
 from pipeline.data import data_fullmatch
-from pipeline.text import CHAPTER_HEADING, fold
+from pipeline.text import CHAPTER_HEADING, DATE_LINE, fold
 from pipeline.text import HAN as _HAN
 from pipeline.text import URL_RE as _URL
 
@@ -133,13 +133,6 @@ _CODE_OPS = re.compile(
     r"==|!=|:=|->|=>|&&|\|\||\+\+|\(\)|[A-Za-z0-9_]\(|\);|[A-Za-z0-9_]\.[A-Za-z_]\w*\(|</?[a-z]+>|"
     r"^[^\S\n]*(?:#|//)[^\S\n]",
     re.M,
-)
-# A line that is only a date or time (`2023-12-01`, `發布時間：2020年3月5日 10:20`). The one such
-# line of a page is its date: content (corpus, 616 pages: 41 content, 4 junk); where several
-# are, they are the dates of a list (40 junk, 12 content), left to the model.
-_DATE_LINE = re.compile(
-    r"^[\s•·*-]*(?:(?:发布|發布|发表|發表|更新|出版)?(?:时间|時間|日期)?\s*[：:]\s*)?"
-    r"\d{2,4}\s*[-/.年]\s*\d{1,2}(?:\s*[-/.月]\s*\d{1,2}\s*日?)?(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?\s*$"
 )
 # a book's or a thesis's own headings (第3章, 第二节, 第十回): content wherever they stand
 _TAG = re.compile(r"</?[a-zA-Z][^<>\n]{0,200}>")
@@ -640,7 +633,7 @@ def _features(
     C[:, _I["split_text"] - c0] = _split_text(chars, han)
     C[:, _I["chapter"] - c0] = _per_line(CHAPTER_HEADING, text, start_arr, m) > 0
     short_digits = np.flatnonzero((digits > 0) & (chars <= 40))
-    date_lines = [j for j in short_digits if _DATE_LINE.match(raw[j])]
+    date_lines = [j for j in short_digits if DATE_LINE.match(raw[j])]
     if len(date_lines) == 1:
         C[date_lines[0], _I["page_date"] - c0] = 1.0
     at = np.asarray(idx)

@@ -236,3 +236,11 @@ def test_widgets_placeholders_and_credits_go_and_captions_code_and_news_stay():
 def test_a_word_cut_off_at_the_excerpt_s_end_is_not_a_photo_credit():
     # `常規航空攝` is 攝影 cut off by the excerpt, not a photographer's credit; credits stay junk
     assert_fixture_passes(CORPUS / "excerpt_cut.tsv")
+
+
+def test_camera_names_widgets_profile_dates_and_date_columns_go_and_the_trip_stays():
+    # trip_widgets: camera file names without an extension (`DSC04512`), zoom buttons, `正文完`,
+    # a piracy notice, `Continue reading "…"`, a captcha form, a forum profile's dates under
+    # their labels and a column of timestamps whose items were lost go; the page's one date,
+    # its sentences and a sentence that names a photo file stay
+    assert_fixture_passes(CORPUS / "trip_widgets.tsv")

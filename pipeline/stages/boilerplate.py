@@ -22,6 +22,7 @@ from pipeline.data import data_fullmatch
 from pipeline.document import Change, Document
 from pipeline.registry import stage
 from pipeline.text import (
+    DATE_LINE,
     HAN,
     LONE_PIPE,
     TABLE_RULE,
@@ -130,19 +131,22 @@ def _gutter_changes(text: str, spans: list[tuple[int, int]]) -> list[Change]:
 
 
 # A forum poster's profile panel printed one field per line: the label (`积分`, a rule of its
-# own) and its count on the line after or before it (corpus: 57 such counts, all boilerplate).
+# own) and its value on the line after or before it, a count or a date (`注册时间` / `2018-6-9`;
+# corpus: 59 such values, all boilerplate).
 _PROFILE_LABEL = re.compile(
-    r"^[^\S\n]*(?:积分|帖子|主题|精华|金钱|威望|贡献|在线时间|听众|收听|好友|发帖|回帖|阅读权限)"
-    r"[：:]?[^\S\n]*$",
+    r"^[^\S\n]*(?:积分|帖子|主题|精华|金钱|威望|贡献|在线时间|听众|收听|好友|发帖|回帖|阅读权限|"
+    r"注册时间|注册日期|最后登录|上次登录|加入时间)[：:]?[^\S\n]*$",
     re.M,
 )
-_COUNT = re.compile(r"\d{1,9}")
+_PROFILE_VALUE = re.compile(
+    r"-?\d{1,9}|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?"
+)
 
 
 def _profile_count_changes(
     text: str, matched: str, spans: list[tuple[int, int]]
 ) -> list[Change]:
-    """Bare counts next to a profile field label: the values of a poster's profile panel."""
+    """Bare counts and dates next to a profile field label: a poster's profile panel."""
     label_starts = {m.start() for m in _PROFILE_LABEL.finditer(matched)}
     if not label_starts:  # most pages
         return []
@@ -152,9 +156,34 @@ def _profile_count_changes(
     changes = []
     for k, (_, a, b) in enumerate(nonblank):
         beside_label = (k > 0 and is_label[k - 1]) or (k + 1 < len(nonblank) and is_label[k + 1])
-        if beside_label and not is_label[k] and _COUNT.fullmatch(text, a, b):
+        if beside_label and not is_label[k] and _PROFILE_VALUE.fullmatch(text, a, b):
             changes.append(Change(a, b, "profile field value"))
     return changes
+
+
+_DATE_COLUMN_MIN = 3  # lines
+
+
+def _date_column_changes(text: str, spans: list[tuple[int, int]]) -> list[Change]:
+    """Runs of at least _DATE_COLUMN_MIN consecutive non-blank lines that are each only a date
+    or time: the timestamps of a list whose items the scraper lost (corpus: 48 such lines once
+    the other rules have blanked the `more` links between them; 47 boilerplate, and one page's
+    own date right above its list's). One date line, or dates between items, are left to the
+    classifier."""
+    runs: list[list[tuple[int, int]]] = [[]]
+    for a, b in (strip_span(text, start, end) for start, end in spans):
+        if a == b:
+            continue  # blank lines do not break a column
+        if DATE_LINE.match(text[a:b]):
+            runs[-1].append((a, b))
+        elif runs[-1]:
+            runs.append([])
+    return [
+        Change(a, b, "column of dates")
+        for run in runs
+        if len(run) >= _DATE_COLUMN_MIN
+        for a, b in run
+    ]
 
 
 # Cheap whole-text scans that find the few lines worth the full footer or image check: each is
@@ -246,6 +275,7 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
         _related_list_changes(text, matched, spans)
         + _gutter_changes(text, spans)
         + _profile_count_changes(text, matched, spans)
+        + _date_column_changes(text, spans)
     )
     taken = {c.start for c in changes}  # related-list and gutter lines, already judged
     rows = [text[a:b] for a, b in spans]
