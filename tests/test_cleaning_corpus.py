@@ -240,7 +240,7 @@ def test_a_word_cut_off_at_the_excerpt_s_end_is_not_a_photo_credit():
 
 def test_camera_names_widgets_profile_dates_and_date_columns_go_and_the_trip_stays():
     # trip_widgets: camera file names without an extension (`DSC04512`), zoom buttons, `正文完`,
-    # a piracy notice, `Continue reading "…"`, a captcha form, a forum profile's dates under
-    # their labels and a column of timestamps whose items were lost go; the page's one date,
-    # its sentences and a sentence that names a photo file stay
+    # a piracy notice, `Continue reading "…"`, a player's `Loading…`, a reply counter, a captcha
+    # form, a forum profile's dates under their labels and a column of timestamps whose items
+    # were lost go; the page's one date, its sentences and a sentence naming a photo file stay
     assert_fixture_passes(CORPUS / "trip_widgets.tsv")
