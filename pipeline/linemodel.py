@@ -357,11 +357,17 @@ def gram_str(gid: int) -> str:
 def lexicon_arrays(lexicon: dict[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The learned vocabulary (bigram -> weight) as sorted ids, weights (for searchsorted) and
     a table of the characters that start a bigram of it."""
-    items = sorted((gram_id(g), w) for g, w in lexicon.items())
-    ids = np.array([i for i, _ in items], dtype=np.int64)
+    grams = list(lexicon)
+    if any(len(g) != 2 for g in grams):
+        raise ValueError("the learned vocabulary holds character bigrams only")
+    pairs = _code_points("".join(grams)).astype(np.int64).reshape(-1, 2)
+    ids = (pairs[:, 0] << _SHIFT) | pairs[:, 1]  # gram_id of each, vectorised
+    order = np.argsort(ids)  # distinct keys: distinct ids
+    ids = ids[order]
+    weights = np.fromiter(lexicon.values(), np.float64, len(grams))[order]
     starts = np.zeros(0x110000, dtype=bool)
     starts[ids >> 21] = True
-    return ids, np.array([w for _, w in items], dtype=np.float64), starts
+    return ids, weights, starts
 
 
 def _unique_pairs(line: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -406,17 +412,16 @@ def _topic_pairs(cp, cls, line_of, ftext) -> tuple[np.ndarray, np.ndarray]:
     pos = np.flatnonzero(both)
     lines = line_of[pos]
     units = (cp[pos].astype(np.int64) << _SHIFT) | cp[pos + 1]
-    words: dict[str, int] = {}
-    w_lines, w_units = [], []
-    base = 1 << 42  # above every bigram id
-    for m in _ASCII_WORD.finditer(ftext):
-        w = m.group()
-        if w not in _ASCII_STOP:
-            w_lines.append(line_of[m.start()])
-            w_units.append(base + words.setdefault(w, len(words)))
-    if w_lines:
-        lines = np.concatenate([lines, np.array(w_lines, dtype=np.int64)])
-        units = np.concatenate([units, np.array(w_units, dtype=np.int64)])
+    found = [(m.start(), m.group()) for m in _ASCII_WORD.finditer(ftext)]
+    found = [(at, w) for at, w in found if w not in _ASCII_STOP]
+    if found:
+        starts, found_words = zip(*found, strict=True)
+        words: dict[str, int] = {}  # each word's number, in order of first appearance
+        numbers = [words.setdefault(w, len(words)) for w in found_words]
+        base = 1 << 42  # above every bigram id
+        # the words' lines looked up all at once (a numpy scalar read one by one is slow)
+        lines = np.concatenate([lines, line_of[np.array(starts)].astype(np.int64)])
+        units = np.concatenate([units, base + np.array(numbers, dtype=np.int64)])
     return _unique_pairs(lines, units)
 
 
@@ -729,9 +734,24 @@ def gram_code(gram: str) -> int:
     return code
 
 
+def _gram_codes(grams: list[str]) -> np.ndarray:
+    """gram_code of every gram, vectorised (a model has a hundred thousand and more: a Python
+    call each was a fifth of a second of every run's start)."""
+    lengths = np.fromiter(map(len, grams), np.int64, len(grams))
+    if len(grams) and lengths.max() > _GRAM_MAX:
+        raise ValueError(f"a gram longer than {_GRAM_MAX} characters does not fit an int64")
+    cp = _code_points("".join(grams)).astype(np.int64) + 1
+    first = np.cumsum(lengths) - lengths
+    codes = np.zeros(len(grams), dtype=np.int64)
+    for k in range(_GRAM_MAX):  # character k of every gram that has one
+        has = np.flatnonzero(lengths > k)
+        codes[has] = (codes[has] << _GRAM_BITS) | cp[first[has] + k]
+    return codes
+
+
 def prepare_text(text: dict) -> dict:
     """The text model of a model file, as sorted numpy arrays (what text_logits reads)."""
-    codes = np.array([gram_code(g) for g in text["grams"]], dtype=np.int64)
+    codes = _gram_codes(text["grams"])
     order = np.argsort(codes, kind="stable")
     return {
         "grams": [text["grams"][i] for i in order],
@@ -743,14 +763,12 @@ def prepare_text(text: dict) -> dict:
     }
 
 
-_WS_IN_LINE = re.compile(r"[^\S\n]+")
-_EDGE_SPACE = re.compile(r"^ | $", re.MULTILINE)
-
-
 def _text_forms(lines: list[str]) -> str:
     """text_form of every line, joined by newlines: one fold and two substitutions for the
     page instead of three calls per line."""
-    return _EDGE_SPACE.sub("", _WS_IN_LINE.sub(" ", fold("\n".join(lines))))
+    # str.split() splits at the white space of `\s` and drops it at both ends: per line, one
+    # call instead of two regex scans of the page (the `^ | $` one tried at every position)
+    return "\n".join([" ".join(line.split()) for line in fold("\n".join(lines)).split("\n")])
 
 
 def _gram_rows(forms: str) -> tuple[np.ndarray, np.ndarray]:
@@ -1090,26 +1108,26 @@ def sequence_logits(seq: dict, X: np.ndarray) -> np.ndarray:
     backward = np.tile(np.r_[np.zeros(h, bool), np.ones(h, bool)], 3)  # backward reads upwards
     gates_in[:, backward] = gates_in[::-1][:, backward]
     in_rz, in_n = gates_in[:, : 4 * h].copy(), gates_in[:, 4 * h :].copy()
-    state_one = np.zeros(2 * h + 1, dtype=np.float32)
-    state_one[-1] = 1.0
-    state = state_one[: 2 * h]  # [forward, backward]
-    states = np.empty((len(rows), 2 * h), dtype=np.float32)
+    # Row t of `history` is the state before step t followed by a 1 (the bias row of w_hh):
+    # a step reads one row and writes the next, so the state is never copied.
+    history = np.zeros((len(rows) + 1, 2 * h + 1), dtype=np.float32)
+    history[:, -1] = 1.0
     g = np.empty(6 * h, dtype=np.float32)
     rz, reset, update, new = g[: 4 * h], g[: 2 * h], g[2 * h : 4 * h], g[4 * h :]
-    for t in range(len(rows)):  # halved sums (prepare_sequence): sigmoid = (1 + tanh) / 2
-        np.matmul(state_one, w_hh, out=g)
-        rz += in_rz[t]
+    steps = zip(in_rz, in_n, history[:-1], history[:-1, :-1], history[1:, :-1], strict=True)
+    for x_rz, x_n, before_one, before, state in steps:  # halved sums (prepare_sequence)
+        np.dot(before_one, w_hh, out=g)  # the same BLAS product as matmul, less overhead
+        rz += x_rz
         np.tanh(rz, out=rz)
-        reset += 1.0  # 2 r
+        rz += 1.0  # 2 r and 2 z: sigmoid = (1 + tanh) / 2
         new *= reset  # r (W_hn h + b_hn)
-        new += in_n[t]
+        new += x_n
         np.tanh(new, out=new)
-        update += 1.0  # 2 z
-        state -= new
+        np.subtract(before, new, out=state)
         state *= update
         state *= 0.5
         state += new  # h' = n + z (h - n)
-        states[t] = state
+    states = history[1:, :-1]
     both = np.concatenate([states[:, :h], states[::-1, h:], inputs], axis=1)
     head = np.maximum(both @ seq["w_out1"] + seq["b_out1"], 0.0)
     out[rows] = head @ seq["w_out2"] + seq["b_out2"]

@@ -73,6 +73,8 @@ def _cell_table_lines(rows: list[str]) -> set[int]:
     """Lines of tables printed one cell per line: each chain of lone `|` delimiters with a
     number nearby (each within _CELL_WINDOW non-blank lines of the next), the lines between
     them, and the short cell just before the first and just after the last."""
+    if not any("|" in row or "｜" in row for row in rows):  # no delimiter: no such table
+        return set()
     nonblank = [i for i, row in enumerate(rows) if row.strip()]
     delimiters = []
     for k, i in enumerate(nonblank):
@@ -105,8 +107,13 @@ def table_lines(rows: list[str]) -> set[int]:
     each with two or more filled cells (no menu of the labeled corpus looks like that); or a
     table printed one cell per line, its `|` delimiters on lines of their own."""
     protected: set[int] = set()
-    i = 0
-    while i < len(rows):
+    # Every table row and rule has a `|`: a run can start only on such a line (a page has
+    # tens of thousands of lines and a handful of pipes; trying both patterns on every line
+    # was most of this function).
+    resume = 0
+    for i in (k for k, row in enumerate(rows) if "|" in row):
+        if i < resume:
+            continue
         j = i
         while j < len(rows) and (_TABLE_ROW.match(rows[j]) or TABLE_RULE.match(rows[j])):
             j += 1
@@ -116,7 +123,7 @@ def table_lines(rows: list[str]) -> set[int]:
             framed = [k for k in range(i, j) if _framed_row(rows[k])]
             if len(framed) >= 3 and len(framed) == j - i:
                 protected.update(framed)
-        i = max(j, i + 1)
+        resume = max(j, i + 1)
     return protected | _cell_table_lines(rows)
 
 
