@@ -25,6 +25,10 @@ CHAPTER_HEADING = re.compile(
 # `作者：王明`, `• 记者：李华 张强`, `文/MenClub 艾力克`, `来源：原创`, `Posted on 11 May 2021`: a
 # byline names who wrote the page and is content (79 such lines of the labeled corpus are
 # content, 4 junk), however chrome-like its shortness and its words look.
+BYLINE = re.compile(
+    r"[-•·*\s]*(?:(?:作者|作\s*者|文|记者|撰文|来源|出处)\s*[:：/｜|]|posted on|发表于|发布于)"
+    r"\s*[^\s:：]{1,16}(?:\s[^\s:：]{1,12}){0,2}\s*"
+)
 # A line that is only a date or time (`2023-12-01`, `發布時間：2020年3月5日 10:20`). The one such
 # line of a page is its date: content (corpus, 616 pages: 41 content, 4 junk); where several
 # are, they are the dates of a list (40 junk, 12 content), left to the model,
@@ -32,10 +36,6 @@ CHAPTER_HEADING = re.compile(
 DATE_LINE = re.compile(
     r"^[\s•·*-]*(?:(?:发布|發布|发表|發表|更新|出版)?(?:时间|時間|日期)?\s*[：:]\s*)?"
     r"\d{2,4}\s*[-/.年]\s*\d{1,2}(?:\s*[-/.月]\s*\d{1,2}\s*日?)?(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?\s*$"
-)
-BYLINE = re.compile(
-    r"[-•·*\s]*(?:(?:作者|作\s*者|文|记者|撰文|来源|出处)\s*[:：/｜|]|posted on|发表于|发布于)"
-    r"\s*[^\s:：]{1,16}(?:\s[^\s:：]{1,12}){0,2}\s*"
 )
 _TABLE_ROW = re.compile(r"\S.*\|.*\S|^\s*\|")  # GFM: outer pipes optional
 URL_RE = re.compile(
