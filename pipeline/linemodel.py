@@ -37,6 +37,7 @@ from functools import lru_cache
 from importlib import resources
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from pipeline.data import data_fullmatch
 from pipeline.text import CHAPTER_HEADING, DATE_LINE, fold
@@ -1150,11 +1151,26 @@ def kept_rows(X: np.ndarray) -> np.ndarray:
     return kept
 
 
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
 def _scores(
     model: dict, X: np.ndarray, text_z: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(logit of each line alone, logit after the block pull, junk probability with the
     sequence network blended in; 0 for kept rows)."""
+    # One BLAS thread: the products are small (a page's rows, then one GRU step per line), and
+    # OpenBLAS spreads each over every core, spinning: 2.5x the CPU for no gain in time
+    # (bench/). It also makes the last bits of a probability independent of the core count.
+    with _blas().limit(limits=1, user_api="blas"):
+        return _scores_one_thread(model, X, text_z)
+
+
+def _scores_one_thread(
+    model: dict, X: np.ndarray, text_z: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     kept = kept_rows(X)
     alone = logits(model, X, text_z)
     pulled = _pull_to_blocks(alone, ~kept & (X[:, _I["body"]] == 0))

@@ -400,3 +400,22 @@ def test_bylines_stay_even_where_the_model_would_cut_every_line():
     edits = [e.text.strip() for e in clean(page, low).edits if e.stage == "classifier"]
     assert "科技频道" in edits  # the low threshold does cut
     assert not set(edits) & set(bylines)
+
+
+def test_the_model_s_products_run_on_one_blas_thread(monkeypatch):
+    """OpenBLAS would spread each small product over every core (more CPU, no less time, and
+    last bits that depend on the core count): the scores are computed on one thread."""
+    from threadpoolctl import threadpool_info
+
+    from pipeline import linemodel as lm
+
+    seen = []
+    sequence_logits = lm.sequence_logits
+
+    def watched(seq, X):
+        seen.extend(lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas")
+        return sequence_logits(seq, X)
+
+    monkeypatch.setattr(lm, "sequence_logits", watched)
+    lm.junk_probabilities(PAGE.split("\n"))
+    assert seen and set(seen) == {1}
