@@ -665,12 +665,18 @@ _SPLIT_RUN = 8  # lines
 
 
 def _split_text(chars: np.ndarray, han: np.ndarray) -> np.ndarray:
-    """Lines of a run of at least _SPLIT_RUN one- or two-character lines, most of them Han: a
-    text a scraper split one character per line. Each line alone says nothing; the run is
-    prose (a line-number gutter, digits only, is not)."""
+    """Lines of a run of at least _SPLIT_RUN one- or two-character lines, most of them Han and
+    most of them one character: a text a scraper split one character per line. Each line alone
+    says nothing; the run is prose (a line-number gutter, digits only, is not; nor is a menu
+    column of two-character items, 首页 / 论坛 / 财经, which is what it looks like)."""
     out = np.zeros(len(chars))
     for a, b in zip(*_runs(chars <= 2), strict=True):
-        if b - a >= _SPLIT_RUN and 2 * np.count_nonzero(han[a:b]) >= b - a:
+        n = b - a
+        if (
+            n >= _SPLIT_RUN
+            and 2 * np.count_nonzero(han[a:b]) >= n
+            and 2 * np.count_nonzero(chars[a:b] == 1) >= n
+        ):
             out[a:b] = 1.0
     return out
 
@@ -864,8 +870,11 @@ _TITLE_MIN_SHARED = 2  # topic units shared with the body
 def title_row(X: np.ndarray) -> int | None:
     """The row of ONE document most likely its title: of the lines above the article body, the
     one sharing the most topic words with the body (at least _TITLE_MIN_SHARED; the first on a
-    tie). Menus and credits share none; a title names what the body is about."""
-    above = np.flatnonzero((X[:, _I["before_body"]] > 0) & X.any(axis=1))
+    tie). Menus and credits share none; a title names what the body is about. A menu or a line
+    of a chrome pattern is no title even when it shares words: a breadcrumb ends with the
+    title, a channel menu names the article's topic."""
+    candidate = (X[:, _I["before_body"]] > 0) & (X[:, _I["menu"]] == 0) & (X[:, _I["rule"]] == 0)
+    above = np.flatnonzero(candidate & X.any(axis=1))
     if not len(above):
         return None
     shared = np.expm1(-X[above, _I["topic_n"]])  # topic_n = -log(1 + shared units)

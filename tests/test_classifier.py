@@ -98,6 +98,20 @@ def test_text_split_one_character_per_line_is_kept():
     assert "".join(kept.split()) == "模型效率提升" + body
 
 
+def test_a_menu_column_of_two_character_items_is_not_split_text():
+    """A text split one character per line is guarded as prose; a channel menu printed one item
+    per line (two characters each) only looks like it, and is judged like any other lines."""
+    from pipeline.linemodel import FEATURE_NAMES, line_features
+
+    col = FEATURE_NAMES.index("split_text")
+    body = "研究人员发布了新的模型，训练和推理的效率都有提升。"
+    menu = ["首页", "新闻", "财经", "体育", "科技", "汽车", "房产", "教育", "健康", "旅游"]
+    X = line_features([*menu, body])
+    assert (X[:, col] == 0).all()
+    X = line_features(list(body))
+    assert (X[:, col] == 1).all()
+
+
 def test_the_likely_title_is_never_the_classifier_s():
     import numpy as np
 
@@ -112,6 +126,9 @@ def test_the_likely_title_is_never_the_classifier_s():
     ]
     X = line_features(lines)
     assert title_row(X) == 1  # shares 电池, 回收, 企业, 产能 with the body; the menu shares none
+    # a breadcrumb that ends with the title shares as many words, and is still no title
+    crumbs = ["首页 > 新能源 > 电池回收企业扩大产能", *lines[1:]]
+    assert title_row(line_features(crumbs)) == 1
     # no line above the body shares two topic words: no title is guessed
     assert title_row(line_features(["登录 | 注册", *lines[3:]])) is None
     # a model that calls every line junk still leaves the title (and the page's one date line,
@@ -405,15 +422,14 @@ def test_bylines_stay_even_where_the_model_would_cut_every_line():
 def test_the_model_s_products_run_on_one_blas_thread(monkeypatch):
     """OpenBLAS would spread each small product over every core (more CPU, no less time, and
     last bits that depend on the core count): the scores are computed on one thread."""
-    from threadpoolctl import threadpool_info
-
     from pipeline import linemodel as lm
 
+    numpy_blas = lm._blas().select(user_api="blas")  # (torch, once imported, has its own)
     seen = []
     sequence_logits = lm.sequence_logits
 
     def watched(seq, X):
-        seen.extend(lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas")
+        seen.extend(lib["num_threads"] for lib in numpy_blas.info())
         return sequence_logits(seq, X)
 
     monkeypatch.setattr(lm, "sequence_logits", watched)
