@@ -244,3 +244,10 @@ def test_camera_names_widgets_profile_dates_and_date_columns_go_and_the_trip_sta
     # form, a forum profile's dates under their labels and a column of timestamps whose items
     # were lost go; the page's one date, its sentences and a sentence naming a photo file stay
     assert_fixture_passes(CORPUS / "trip_widgets.tsv")
+
+
+def test_a_document_mirror_s_english_chrome_goes_and_the_document_stays():
+    # doc_share_mirror: the uploader, date, counters, `TRANSCRIPT` and `Page N: <title>` strips of
+    # a document-sharing mirror go; the document's title, articles and a sentence opening with
+    # `Page` stay
+    assert_fixture_passes(CORPUS / "doc_share_mirror.tsv")
