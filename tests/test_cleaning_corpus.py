@@ -256,7 +256,8 @@ def test_a_document_mirror_s_english_chrome_goes_and_the_document_stays():
 def test_the_stock_sentences_of_code_mirrors_and_farms_go_and_the_article_stays():
     # farm_stock: a code mirror's `…收集整理的这篇文章主要介绍了…现在分享给大家`, an outro
     # `以上就是…的全部内容，希望对大家有所帮助`, a document site's `#站名# 导语】…`, a mirror's
-    # ad for its web-design business and a reprint notice go; the article, including its own
+    # ad for its web-design business, a reprint notice, image placeholders, a notice about the
+    # site and a wiki mirror's tagline and licence go; the article, including its own
     # sentence opening with 以上, a blog's line about building a site (建站) and a sentence
-    # about copyright law, stays
+    # about copyright law and one citing 维基百科, stays
     assert_fixture_passes(CORPUS / "farm_stock.tsv")
