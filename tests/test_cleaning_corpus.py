@@ -261,3 +261,10 @@ def test_the_stock_sentences_of_code_mirrors_and_farms_go_and_the_article_stays(
     # sentence opening with 以上, a blog's line about building a site (建站) and a sentence
     # about copyright law and one citing 维基百科, stays
     assert_fixture_passes(CORPUS / "farm_stock.tsv")
+
+
+def test_chrome_that_recurs_across_sites_goes_and_the_route_stays():
+    # recurring_chrome: a copied WeChat article's `The Beginning`, a reading-time badge, a group
+    # invitation, an `其他人也在看` header and its item, a forum pager and archive date go; the
+    # heading after the separator that ends the list of other stories stays
+    assert_fixture_passes(CORPUS / "recurring_chrome.tsv")

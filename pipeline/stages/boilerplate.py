@@ -5,7 +5,8 @@
 - menus: a line of three or more short items between `•`, `|`, `·` or `/` separators;
 - footers glued after content (`…html返回搜狐，查看更多`): cut from the footer on, keep the content;
 - image file names inside a line (`fc6930ae-….png`, `640?wx_fmt=png`);
-- related-article lists: the short lines under a "相关阅读"-style header;
+- related-article lists: the short lines under a "相关阅读"-style header, down to a sentence
+  or a separator line;
 - line-number gutters a code highlighter left as lines of their own (`1`, `2`, `3`, …);
 - decoration lines with no letter, digit or character at all (▼, ↓↓↓, ———).
 
@@ -53,7 +54,8 @@ _SENTENCE_END = re.compile("[。！？!?；]")
 _RELATED_HEADERS = (
     "相关阅读|相关文章|相关推荐|推荐阅读|猜你喜欢|热门推荐|精彩推荐|为你推荐|今日推荐|"
     "大家都在看|延伸阅读|热门文章|往期回顾|往期推荐|更多精彩|新闻推荐|相关新闻|相关资讯|相关链接|"
-    "热门新闻|热点新闻|最新文章|最新新闻|热门阅读|精选文章"
+    "热门新闻|热点新闻|最新文章|最新新闻|热门阅读|精选文章|同场加映|其他人也在看|大家也在看|"
+    "看了本文的人还看了"
 )
 _RELATED_HEADER = re.compile(rf"^(?:{_RELATED_HEADERS})[：:]?$")
 _RELATED_HINT = re.compile(_RELATED_HEADERS)  # finds the few lines worth the full check
@@ -94,7 +96,12 @@ def _related_list_changes(text: str, matched: str, spans: list[tuple[int, int]])
                 j += 1
                 continue
             item = text[ia:ib]
-            if len(item) > _RELATED_ITEM_MAX or _SENTENCE_END.search(item[-1:]):
+            # a sentence, or a separator (`======`, `●●●`) between the list and what follows
+            if (
+                len(item) > _RELATED_ITEM_MAX
+                or _SENTENCE_END.search(item[-1:])
+                or _is_decoration(item)
+            ):
                 break
             changes.append(Change(ia, ib, "related-articles list"))
             items += 1
