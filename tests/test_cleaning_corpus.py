@@ -269,3 +269,9 @@ def test_chrome_that_recurs_across_sites_goes_and_the_route_stays():
     # poster's profile fields (`積分:385`) go; the heading after the separator that ends the
     # list of other stories, and a sentence opening with 注册：, stay
     assert_fixture_passes(CORPUS / "recurring_chrome.tsv")
+
+
+def test_on_a_jammed_page_the_plainer_scraps_between_lines_go_and_list_numbers_stay():
+    # jammer_scraps: once scrambled tokens show the post is jammed, the shorter scraps between
+    # its lines (`M.`, `G`, `kT)>=b|`) go too; a list's number on its own line and a word stay
+    assert_fixture_passes(CORPUS / "jammer_scraps.tsv")

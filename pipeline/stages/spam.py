@@ -31,12 +31,14 @@ from pipeline.segment import Segmenter
 from pipeline.settings import SpamThresholds
 from pipeline.text import (
     CHAPTER_HEADING,
+    HAN_RE,
     fold,
     han_count,
     lines,
     lines_matching,
     pinyin_syllables,
     simplified_chars,
+    strip_span,
     url_spans,
 )
 
@@ -179,11 +181,42 @@ def _is_scrambled_token(line: str) -> bool:
     )
 
 
+# On a page the test above shows to be jammed, the scraps between its lines need not look
+# scrambled: `N.`, `S`, `w6f`, `7&>==|gt` stand alone between two lines of the post. A list's
+# number (`3`, `2.`), a word and a line of code stay.
+_SCRAP_LINE = re.compile(r"[!-~]{1,16}(?: [!-~]{1,8})?")
+_LIST_MARK = re.compile(r"[(（]?\d{1,3}[.、)）]?")
+_WORDISH = re.compile(r"[A-Z]?[a-z]{4,}|[A-Z]{5,}")  # `Hello`, `NOTICE`; not `EXxNB`
+
+
 def _scrambled_line_changes(text: str) -> list[Change]:
     found = [m for m in _TOKEN_LINE.finditer(text) if _is_scrambled_token(m.group(1))]
     if len(found) < _SCRAMBLED_MIN_LINES:
         return []
-    return [Change(m.start(1), m.end(1), "jammer noise") for m in found]
+    flagged = {m.start(1) for m in found}
+    rows = [r for r in (strip_span(text, a, b) for a, b in lines(text)) if r[0] < r[1]]
+
+    def scrap(a: int, b: int) -> bool:
+        line = text[a:b]
+        return (
+            _SCRAP_LINE.fullmatch(line) is not None
+            and not _LIST_MARK.fullmatch(line)
+            and not _WORDISH.search(line)
+            and not (any(c in _BRACKETS for c in line) and _balanced(line))  # `wg.Wait()`
+        )
+
+    def between_lines(a: int, b: int) -> bool:  # a line of the post or another scrap
+        return a in flagged or HAN_RE.search(text, a, b) is not None or scrap(a, b)
+
+    changes = [Change(m.start(1), m.end(1), "jammer noise") for m in found]
+    for k, (a, b) in enumerate(rows):
+        if a in flagged or not scrap(a, b):
+            continue
+        before = rows[k - 1] if k else None
+        after = rows[k + 1] if k + 1 < len(rows) else None
+        if all(n is None or between_lines(*n) for n in (before, after)):
+            changes.append(Change(a, b, "jammer noise"))
+    return changes
 
 
 def _jammer_changes(text: str, min_scraps: int) -> list[Change]:
