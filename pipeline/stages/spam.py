@@ -3,7 +3,8 @@
 - pinyin-letter ads: long runs of lowercase letters that split entirely into toneless pinyin
   syllables (`haidaobuyujiuyou…`), with the punctuation and shorter pinyin runs between them;
 - jammer noise: runs of one- or two-character ASCII scraps (`5 m7 A  f. D( t' n/ L, K`), and
-  lines of scrambled ASCII tokens (`Kq7#vT}Wm`), two or more to a page;
+  lines of scrambled ASCII tokens (`Kq7#vT}Wm`), two or more to a page, and then the plainer
+  scraps between the lines of such a page (`N.`, `w6f`);
 - keyword injections: gambling, lottery, porn, game and scam vocabulary (pipeline/data/
   spam_words.txt), decided by density and position, never by one word, and relaxed when the
   whole article is about such a topic (an article on lottery law is content);
