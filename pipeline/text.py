@@ -73,15 +73,20 @@ def _cell_table_lines(rows: list[str]) -> set[int]:
     """Lines of tables printed one cell per line: each chain of lone `|` delimiters with a
     number nearby (each within _CELL_WINDOW non-blank lines of the next), the lines between
     them, and the short cell just before the first and just after the last."""
-    if not any("|" in row or "｜" in row for row in rows):  # no delimiter: no such table
+    # a lone delimiter has a `|`: the pattern is tried on those lines only (a page has tens
+    # of thousands of lines and a handful of pipes)
+    lone = [
+        i for i, row in enumerate(rows) if ("|" in row or "｜" in row) and LONE_PIPE.fullmatch(row)
+    ]
+    if not lone:  # no delimiter: no such table
         return set()
     nonblank = [i for i, row in enumerate(rows) if row.strip()]
     delimiters = []
-    for k, i in enumerate(nonblank):
-        if LONE_PIPE.fullmatch(rows[i]):
-            window = nonblank[max(0, k - _CELL_WINDOW) : k + _CELL_WINDOW + 1]
-            if any(_NUMBER_CELL.fullmatch(rows[j]) for j in window if j != i):
-                delimiters.append(k)
+    for i in lone:
+        k = bisect.bisect_left(nonblank, i)  # a lone delimiter is a non-blank line
+        window = nonblank[max(0, k - _CELL_WINDOW) : k + _CELL_WINDOW + 1]
+        if any(_NUMBER_CELL.fullmatch(rows[j]) for j in window if j != i):
+            delimiters.append(k)
     out: set[int] = set()
     start = 0
     while start < len(delimiters):

@@ -162,6 +162,7 @@ def _profile_count_changes(
 
 
 _DATE_COLUMN_MIN = 3  # lines
+_DIGIT = re.compile(r"\d")  # DATE_LINE's digits
 
 
 def _date_column_changes(text: str, spans: list[tuple[int, int]]) -> list[Change]:
@@ -171,10 +172,12 @@ def _date_column_changes(text: str, spans: list[tuple[int, int]]) -> list[Change
     own date right above its list's). One date line, or dates between items, are left to the
     classifier."""
     runs: list[list[tuple[int, int]]] = [[]]
-    for a, b in (strip_span(text, start, end) for start, end in spans):
+    dated = lines_matching(_DIGIT, text, spans)  # a date has digits: one scan finds its lines
+    for i, (start, end) in enumerate(spans):
+        a, b = strip_span(text, start, end)
         if a == b:
             continue  # blank lines do not break a column
-        if DATE_LINE.match(text[a:b]):
+        if i in dated and DATE_LINE.match(text[a:b]):
             runs[-1].append((a, b))
         elif runs[-1]:
             runs.append([])
