@@ -6,9 +6,10 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Iterator
 from functools import lru_cache
 from importlib import util
+from itertools import accumulate
+from operator import add
 from pathlib import Path
 
 import numpy as np
@@ -142,16 +143,16 @@ def lines(text: str) -> list[tuple[int, int]]:
     global _last_lines
     last, spans = _last_lines
     if text is not last:
-        spans = list(_line_spans(text))
+        spans = _line_spans(text)
         _last_lines = (text, spans)
     return spans.copy()
 
 
-def _line_spans(text: str) -> Iterator[tuple[int, int]]:
-    pos = 0
-    for line in text.split("\n"):
-        yield pos, pos + len(line)
-        pos += len(line) + 1
+def _line_spans(text: str) -> list[tuple[int, int]]:
+    # C iterators over the lines' lengths: a Python step per line was most of it
+    lengths = list(map(len, text.split("\n")))
+    starts = list(accumulate(map((1).__add__, lengths[:-1]), initial=0))
+    return list(zip(starts, map(add, starts, lengths), strict=True))
 
 
 _last_lines: tuple[str, list[tuple[int, int]]] = ("", [(0, 0)])
