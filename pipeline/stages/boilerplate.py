@@ -281,7 +281,7 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
         + _date_column_changes(text, spans)
     )
     taken = {c.start for c in changes}  # related-list and gutter lines, already judged
-    rows = [text[a:b] for a, b in spans]
+    rows = text.split("\n")  # each line, as `spans` has them
     tables = table_lines(rows) if "|" in text or "｜" in text else set()
     for i, (start, end) in enumerate(spans):
         if i in tables and LONE_PIPE.fullmatch(rows[i]):
