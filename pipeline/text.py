@@ -39,13 +39,15 @@ DATE_LINE = re.compile(
     r"\d{2,4}\s*[-/.年]\s*\d{1,2}(?:\s*[-/.月]\s*\d{1,2}\s*日?)?(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?\s*$"
 )
 _TABLE_ROW = re.compile(r"\S.*\|.*\S|^\s*\|")  # GFM: outer pipes optional
-URL_RE = re.compile(
-    r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + HAN + r"“”‘’]+"
-    # An address starts where a run of address characters starts: without the look-behind
-    # every character of a long run of Han characters (\w too) would restart the match.
-    r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
-    re.I,
-)
+_WEB_ADDRESS = r"(?:https?://|www\.)[^\s\u3000-\u303f\uff01-\uff5e" + HAN + r"“”‘’]+"
+# An address starts where a run of address characters starts: without the look-behind
+# every character of a long run of Han characters (\w too) would restart the match.
+_EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+URL_RE = re.compile(_WEB_ADDRESS + "|" + _EMAIL, re.I)
+_WEB_RE = re.compile(_WEB_ADDRESS, re.I)
+_EMAIL_RE = re.compile(_EMAIL, re.I)
+_ADDRESS_RUN = re.compile(r"[\w.+-]+")  # an e-mail's local part, read backwards from its `@`
+_LOCAL_REACH = 256  # characters read back from an `@`
 # Interjection readings (嗯 n, 呣 m, 哼 hng…) would let almost any letter string parse as pinyin.
 _NOT_SYLLABLES = frozenset({"n", "ng", "m", "hm", "hng", "r"})
 
@@ -221,7 +223,42 @@ class Spans:
 
 def url_spans(text: str) -> Spans:
     """Where the URLs and e-mail addresses of `text` are."""
-    return Spans([(m.start(), m.end()) for m in URL_RE.finditer(text)])
+    return Spans(url_matches(text))
+
+
+def url_matches(text: str) -> list[tuple[int, int]]:
+    """The spans of URL_RE's matches in `text`, found faster.
+
+    URL_RE's e-mail branch has no first character the engine can skip to, so a page was tried
+    at every character. Here the web addresses come from their own pattern (which leads with
+    `h` or `w`) and the e-mail addresses from each `@`: its local part is the run of address
+    characters before it (the look-behind), read backwards, and the e-mail branch is matched
+    there. A match does not depend on where the scan stands, so when no two of these spans
+    overlap they are exactly the matches the scan of URL_RE picks; when some do (an address
+    inside a URL, two sharing characters), URL_RE itself decides."""
+    web = [m.span() for m in _WEB_RE.finditer(text)]
+    if "@" not in text:
+        return web
+    emails = []
+    at = text.find("@")
+    while at >= 0:
+        lo = max(0, at - _LOCAL_REACH)
+        run = _ADDRESS_RUN.match(text[lo:at][::-1])
+        if run is not None:
+            if run.end() == at - lo and lo > 0:  # a longer run than was read
+                return _url_scan(text)
+            m = _EMAIL_RE.match(text, at - run.end())
+            if m is not None:
+                emails.append(m.span())
+        at = text.find("@", at + 1)
+    spans = sorted(web + emails)
+    if any(b > a for (_, b), (a, _) in zip(spans, spans[1:], strict=False)):
+        return _url_scan(text)
+    return spans
+
+
+def _url_scan(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in URL_RE.finditer(text)]
 
 
 @lru_cache(maxsize=65536)
