@@ -28,7 +28,6 @@ Public API:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
@@ -36,6 +35,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 
+import msgspec
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
@@ -680,8 +680,9 @@ def _split_text(chars: np.ndarray, han: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _model() -> dict:
-    text = resources.files("pipeline.data").joinpath(MODEL_FILE).read_text(encoding="utf-8")
-    data = json.loads(text)
+    # msgspec reads the 6 MB of JSON (bytes, no decoding to str first) in half json's time,
+    # into the same objects: floats correctly rounded, as json's are (every run loads it)
+    data = msgspec.json.decode(resources.files("pipeline.data").joinpath(MODEL_FILE).read_bytes())
     if data.get("feature_names") != FEATURE_NAMES:
         raise ValueError(f"pipeline/data/{MODEL_FILE} was trained on other features: retrain it")
     return prepare(data)
