@@ -342,10 +342,24 @@ def _outside(changes: list[Change], protected: list[tuple[int, int]]) -> list[Ch
     a repair that reaches into one is dropped whole (its replacement cannot be split)."""
     if not protected:
         return changes
+    starts = [a for a, _ in protected]
+    ends = [b for _, b in protected]
+    # The spans a change overlaps (ending after its start, starting before its end) are a
+    # slice, found by bisection, when starts and ends are in order (code blocks come in order;
+    # else every span is tried): a page can have a hundred thousand changes and many blocks.
+    ordered = starts == sorted(starts) and ends == sorted(ends)
     out: list[Change] = []
     for c in changes:
+        near = (
+            protected[bisect.bisect_right(ends, c.start) : bisect.bisect_left(starts, c.end)]
+            if ordered
+            else protected
+        )
+        if not near:  # (most changes) nothing to cut out
+            out.append(c)
+            continue
         pieces = [(c.start, c.end)]
-        for a, b in protected:
+        for a, b in near:
             if b <= c.start or a >= c.end:
                 continue
             if c.replacement:

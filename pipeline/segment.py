@@ -89,19 +89,29 @@ _SEP = "\x00"
 # Han and jieba does not, or the token separator used below.
 _NOT_FOR_RJIEBA = re.compile("[\x00\u3400-\u4dbf\u9fd6-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]")
 _HAS_LATIN = re.compile(f"[{_LATIN}]")
+# The patterns below that are only searched for (is there one?) lead with a Latin character,
+# with what comes before it looked behind: the engine skips to Latin characters instead of
+# trying a match at every character of a mostly Han text.
 # In the tokens joined by _SEP: a token with Latin and other characters together (rjieba
 # read a Latin run otherwise than as a run of its own: never seen, but the rest rests on it)
-_MIXED_TOKEN = re.compile(f"[{_LATIN}][^\x00{_LATIN}]|[^\x00{_LATIN}][{_LATIN}]")
+_MIXED_TOKEN = re.compile(f"[{_LATIN}](?:[^\x00{_LATIN}]|(?<=[^\x00{_LATIN}][{_LATIN}]))")
 # two one-character Han tokens next to a Latin one: jieba's buffer may hold a dictionary word
-# there (see _mixed_block)
-_SINGLES_BY_LATIN = re.compile(
-    f"[{_LATIN}]\x00[{_HAN}]\x00[{_HAN}](?:\x00|$)|(?:^|\x00)[{_HAN}]\x00[{_HAN}]\x00[{_LATIN}]"
+# there (see _mixed_block); after the Latin token, or before it (two patterns: a look-behind
+# has one width, and the two Han tokens may start the text)
+_SINGLES_AFTER_LATIN = re.compile(f"[{_LATIN}]\x00[{_HAN}]\x00[{_HAN}](?:\x00|$)")
+_SINGLES_BEFORE_LATIN = re.compile(
+    f"[{_LATIN}](?:(?<=\x00[{_HAN}]\x00[{_HAN}]\x00.)|(?<=^[{_HAN}]\x00[{_HAN}]\x00.))"
 )
 # a whole run of one-character Han tokens (two or more)
 _SINGLES = re.compile(f"(?<![^\x00])[{_HAN}](?:\x00[{_HAN}])+(?![^\x00])")
 _LATIN_SPLIT = re.compile(f"\x00(?=[{_LATIN}])(?<=[{_LATIN}]\x00)")  # within a Latin run
-# a Latin run with a character jieba's HMM step may split at (`research.google`, `GPT-4`)
-_SPLITTABLE_RUN = re.compile(f"(?<![{_LATIN}])[a-zA-Z0-9]*+[+#&._%\\-][{_LATIN}]*+")
+# a Latin run with a character jieba's HMM step may split at (`research.google`, `GPT-4`):
+# `(?<![LATIN])[a-zA-Z0-9]*+[+#&._%-][LATIN]*+`, led by the run's first character (its
+# look-behind after it) so that the engine skips to Latin characters
+_SPLITTABLE_RUN = re.compile(
+    f"[{_LATIN}](?<![{_LATIN}].)"
+    f"(?:(?<=[a-zA-Z0-9])[a-zA-Z0-9]*+[+#&._%\\-]|(?<=[+#&._%\\-]))[{_LATIN}]*+"
+)
 
 
 def _split_run(m: re.Match) -> str:
@@ -302,7 +312,9 @@ class Segmenter:
 
     def _word_by_latin(self, joined: str) -> bool:
         """Is a run of one-character Han tokens next to a Latin token a dictionary word?"""
-        if _SINGLES_BY_LATIN.search(joined) is None:  # the usual case, one scan
+        if _SINGLES_AFTER_LATIN.search(joined) is None and (
+            _SINGLES_BEFORE_LATIN.search(joined) is None
+        ):  # the usual case
             return False
         for m in _SINGLES.finditer(joined):
             a, b = m.span()

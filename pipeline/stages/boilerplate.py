@@ -169,6 +169,7 @@ def _profile_count_changes(
 
 
 _DATE_COLUMN_MIN = 3  # lines
+_DIGIT = re.compile(r"\d")  # DATE_LINE's digits
 
 
 def _date_column_changes(text: str, spans: list[tuple[int, int]]) -> list[Change]:
@@ -178,10 +179,12 @@ def _date_column_changes(text: str, spans: list[tuple[int, int]]) -> list[Change
     own date right above its list's). One date line, or dates between items, are left to the
     classifier."""
     runs: list[list[tuple[int, int]]] = [[]]
-    for a, b in (strip_span(text, start, end) for start, end in spans):
+    dated = lines_matching(_DIGIT, text, spans)  # a date has digits: one scan finds its lines
+    for i, (start, end) in enumerate(spans):
+        a, b = strip_span(text, start, end)
         if a == b:
             continue  # blank lines do not break a column
-        if DATE_LINE.match(text[a:b]):
+        if i in dated and DATE_LINE.match(text[a:b]):
             runs[-1].append((a, b))
         elif runs[-1]:
             runs.append([])
@@ -285,7 +288,7 @@ def boilerplate(doc: Document, ctx: Context) -> Document:
         + _date_column_changes(text, spans)
     )
     taken = {c.start for c in changes}  # related-list and gutter lines, already judged
-    rows = [text[a:b] for a, b in spans]
+    rows = text.split("\n")  # each line, as `spans` has them
     tables = table_lines(rows) if "|" in text or "｜" in text else set()
     for i, (start, end) in enumerate(spans):
         if i in tables and LONE_PIPE.fullmatch(rows[i]):

@@ -29,7 +29,7 @@ def classifier(doc: Document, ctx: Context) -> Document:
     """Junk lines (menus, credits, related lists, notices, ads) judged in context by a model."""
     text = doc.view.text
     spans = list(lines(text))
-    rows = [text[a:b] for a, b in spans]
+    rows = text.split("\n")  # each line, as `spans` has them
     tables = table_lines(rows)
     changes = []
     for i, probability, reasons in junk_lines(rows, threshold=ctx.settings.junk_threshold):

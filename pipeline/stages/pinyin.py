@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from pipeline.registry import stage
 from pipeline.text import HAN, HAN_RE, lines, pinyin_syllables, pinyin_table, plain_syllable
 
 STAGE = "pinyin"
+_start, _end = attrgetter("start"), attrgetter("end")
 READING = "reading"  # edit kind of a whole annotation; fragments are listed one by one
 
 _READING = r"[A-Za-z\u00c0-\u024f\u0300-\u036f]{1,7}[1-5]?"
@@ -187,12 +188,12 @@ def _lines_with_loose_closers(
     cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     closers = np.flatnonzero((cp == ord(")")) | (cp == ord("）")))
     if len(annotations) and len(closers):
-        starts = np.fromiter((c.start for c in annotations), np.int64, len(annotations))
-        ends = np.fromiter((c.end for c in annotations), np.int64, len(annotations))
+        starts = np.fromiter(map(_start, annotations), np.int64, len(annotations))
+        ends = np.fromiter(map(_end, annotations), np.int64, len(annotations))
         # annotations are sorted: of those starting at or before a closer, the furthest end
         reach = np.maximum.accumulate(ends)
         last = np.searchsorted(starts, closers, side="right") - 1
         inside = (last >= 0) & (reach[np.maximum(last, 0)] > closers)
         closers = closers[~inside]
-    line_starts = np.fromiter((a for a, _ in spans), np.int64, len(spans))
+    line_starts = np.fromiter(map(itemgetter(0), spans), np.int64, len(spans))
     return np.unique(np.searchsorted(line_starts, closers, side="right") - 1).tolist()

@@ -106,15 +106,25 @@ def _pinyin_ad_changes(line: str, offset: int, min_letters: int) -> list[Change]
 # A scrap: one or two ASCII letters, digits or symbols; forum printouts put runs of them between
 # real lines (`5 m7 A  f. D( t'`, `* `# p7 @, o+ V( g N$`).
 _SYMBOLS = ".,'/\\()[]{}:;!?-~@#$%^&*_+=|`\"<>"
-_SCRAP = rf"[A-Za-z0-9{re.escape(_SYMBOLS)}]{{1,2}}"
+_SCRAP_CHAR = rf"[A-Za-z0-9{re.escape(_SYMBOLS)}]"
+_SCRAP = rf"{_SCRAP_CHAR}{{1,2}}"
 _BRACKETS = frozenset("()[]{}")
 _MARKS = frozenset(_SYMBOLS) - _BRACKETS
 
 
 @lru_cache(maxsize=8)
 def _jammer(min_scraps: int) -> re.Pattern:
+    """`(?<![A-Za-z0-9])(?:SCRAP[ \t]+){n,}SCRAP(?![A-Za-z0-9])`, n = min_scraps - 1, with the
+    first scrap written out so that its first character leads and the look-behind follows it:
+    the engine then skips to the characters a scrap starts with, where a leading look-behind
+    was tried at every character of the page. (With n = 0 the first scrap is the group's or
+    the last one: their paths part after the first scrap, in the same order.)"""
+    first = rf"{_SCRAP_CHAR}(?<![A-Za-z0-9].){_SCRAP_CHAR}?"
     more = min_scraps - 1
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{_SCRAP}[ \t]+){{{more},}}{_SCRAP}(?![A-Za-z0-9])")
+    rest = rf"(?:{_SCRAP}[ \t]+){{{max(more - 1, 0)},}}{_SCRAP}(?![A-Za-z0-9])"
+    if more:
+        return re.compile(rf"{first}[ \t]+{rest}")
+    return re.compile(rf"{first}(?:[ \t]+{rest}|(?![A-Za-z0-9]))")
 
 
 def _is_lettered_list(noise: str) -> bool:
