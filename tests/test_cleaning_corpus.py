@@ -266,8 +266,9 @@ def test_the_stock_sentences_of_code_mirrors_and_farms_go_and_the_article_stays(
 def test_chrome_that_recurs_across_sites_goes_and_the_route_stays():
     # recurring_chrome: a copied WeChat article's `The Beginning`, a reading-time badge, a group
     # invitation, an `其他人也在看` header and its item, a forum pager and archive date and a
-    # poster's profile fields (`積分:385`) go; the heading after the separator that ends the
-    # list of other stories, and a sentence opening with 注册：, stay
+    # poster's profile fields (`積分:385`) and a site footer's sponsors go; the heading after the
+    # separator that ends the list of other stories, a sentence opening with 注册：, an event's
+    # `主办单位` field label and a sentence naming its organizer stay
     assert_fixture_passes(CORPUS / "recurring_chrome.tsv")
 
 
