@@ -734,17 +734,10 @@ def char_grams(line: str) -> list[str]:
     return [t[i : i + k] for k in range(1, _GRAM_MAX + 1) for i in range(len(t) - k + 1)]
 
 
-def gram_code(gram: str) -> int:
-    """A gram as one integer (each character as code point + 1, so lengths never collide)."""
-    code = 0
-    for ch in gram:
-        code = (code << _GRAM_BITS) | (ord(ch) + 1)
-    return code
-
-
 def _gram_codes(grams: list[str]) -> np.ndarray:
-    """gram_code of every gram, vectorised (a model has a hundred thousand and more: a Python
-    call each was a fifth of a second of every run's start)."""
+    """Each gram as one integer: its characters' code points + 1 (so lengths never collide),
+    _GRAM_BITS apiece. Vectorised: a model has a hundred thousand grams and more, and a Python
+    call each was a fifth of a second of every run's start."""
     lengths = np.fromiter(map(len, grams), np.int64, len(grams))
     if len(grams) and lengths.max() > _GRAM_MAX:
         raise ValueError(f"a gram longer than {_GRAM_MAX} characters does not fit an int64")

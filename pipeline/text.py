@@ -186,6 +186,13 @@ def strip_span(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+def nonblank_lines(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """(index, start, end) of each line of `spans` with anything but white space, stripped:
+    the lines in the order a reader sees them, blank lines skipped."""
+    stripped = ((i, *strip_span(text, a, b)) for i, (a, b) in enumerate(spans))
+    return [(i, a, b) for i, a, b in stripped if a < b]
+
+
 def has_han(text: str) -> bool:
     return HAN_RE.search(text) is not None
 

@@ -30,6 +30,7 @@ from pipeline.text import (
     fold,
     lines,
     lines_matching,
+    nonblank_lines,
     strip_span,
     table_lines,
     url_spans,
@@ -157,8 +158,7 @@ def _profile_count_changes(
     label_starts = {m.start() for m in _PROFILE_LABEL.finditer(matched)}
     if not label_starts:  # most pages
         return []
-    nonblank = [(i, *strip_span(text, a, b)) for i, (a, b) in enumerate(spans)]
-    nonblank = [(i, a, b) for i, a, b in nonblank if a < b]
+    nonblank = nonblank_lines(text, spans)
     is_label = [spans[i][0] in label_starts for i, _, _ in nonblank]
     changes = []
     for k, (_, a, b) in enumerate(nonblank):
@@ -180,10 +180,7 @@ def _date_column_changes(text: str, spans: list[tuple[int, int]]) -> list[Change
     classifier."""
     runs: list[list[tuple[int, int]]] = [[]]
     dated = lines_matching(_DIGIT, text, spans)  # a date has digits: one scan finds its lines
-    for i, (start, end) in enumerate(spans):
-        a, b = strip_span(text, start, end)
-        if a == b:
-            continue  # blank lines do not break a column
+    for i, a, b in nonblank_lines(text, spans):  # blank lines do not break a column
         if i in dated and DATE_LINE.match(text[a:b]):
             runs[-1].append((a, b))
         elif runs[-1]:

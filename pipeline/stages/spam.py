@@ -37,9 +37,9 @@ from pipeline.text import (
     han_count,
     lines,
     lines_matching,
+    nonblank_lines,
     pinyin_syllables,
     simplified_chars,
-    strip_span,
     url_spans,
 )
 
@@ -205,7 +205,7 @@ def _scrambled_line_changes(text: str) -> list[Change]:
     if len(found) < _SCRAMBLED_MIN_LINES:
         return []
     flagged = {m.start(1) for m in found}
-    rows = [r for r in (strip_span(text, a, b) for a, b in lines(text)) if r[0] < r[1]]
+    rows = [(a, b) for _, a, b in nonblank_lines(text, lines(text))]
 
     def scrap(a: int, b: int) -> bool:
         line = text[a:b]
